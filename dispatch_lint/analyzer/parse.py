@@ -1,0 +1,66 @@
+"""Parsing checked files: CPython decides what is a syntax error (DL000), libcst builds the tree.
+
+CPython's ``compile()`` is cheap (about a tenth of a libcst parse) and is the authority on
+what a syntax error is, so every file goes through it and gets CPython's own reason. Only
+files that compile and can take part in a dispatch flow are then parsed by libcst, once.
+Nothing here imports or runs the checked code: ``compile()`` builds a code object and drops it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst
+
+__all__ = ["SyntaxProblem", "check_syntax", "parse_module", "ParseFailure"]
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """Why CPython refuses a file: becomes one DL000 finding. Line and column are 1-based."""
+
+    line: int
+    column: int
+    reason: str
+
+
+class ParseFailure(Exception):
+    """libcst could not parse a file that CPython compiles (newer syntax than libcst knows).
+
+    Not a finding: the file is valid Python. Reported as a per-file note."""
+
+
+def check_syntax(source: bytes, path: str) -> SyntaxProblem | None:
+    """CPython's verdict on ``source``: None when it compiles, else the reason and place."""
+    try:
+        with warnings.catch_warnings():
+            # "invalid escape sequence" and friends are warnings, not errors: keep them quiet.
+            warnings.simplefilter("ignore")
+            compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:  # includes IndentationError and TabError
+        line = exc.lineno or 1
+        column = exc.offset or 1
+        reason = exc.msg or type(exc).__name__
+        if type(exc) is not SyntaxError:
+            reason = f"{type(exc).__name__}: {reason}"
+        return SyntaxProblem(max(line, 1), max(column, 1), reason)
+    except ValueError as exc:  # "source code string cannot contain null bytes" (3.10, 3.11)
+        return SyntaxProblem(1, 1, str(exc))
+    except RecursionError:
+        return SyntaxProblem(1, 1, "too deeply nested for CPython to compile")
+    except MemoryError:
+        return SyntaxProblem(1, 1, "too large for CPython to compile")
+    return None
+
+
+def parse_module(source: bytes) -> libcst.Module:
+    """Parse ``source`` (already accepted by :func:`check_syntax`) with libcst."""
+    import libcst
+
+    try:
+        return libcst.parse_module(source)
+    except (libcst.ParserSyntaxError, RecursionError, MemoryError) as exc:
+        raise ParseFailure(f"libcst cannot parse this file: {exc}".splitlines()[0]) from exc

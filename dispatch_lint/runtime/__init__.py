@@ -1,0 +1,1 @@
+"""The dispatch tensor runtime (being built: see issue 2)."""
