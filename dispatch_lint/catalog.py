@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["RuleSpec", "RULES", "RULES_BY_ID", "RULES_BY_NAME", "rule", "DOCS_URL"]
+__all__ = ["RuleSpec", "RULES", "RULES_BY_ID", "RULES_BY_NAME", "rule", "HOME_URL", "markdown_rules"]
 
-#: Where each rule's documentation lives (the README's "Rules" section, one anchor per rule).
-DOCS_URL = "https://github.com/dispatch-lint/dispatch-lint#rules"
+#: The project's home; each rule's documentation is a section of its README (see ``RuleSpec.url``).
+HOME_URL = "https://github.com/dispatch-lint/dispatch-lint"
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,14 @@ class RuleSpec:
     fix: str
 
     @property
-    def anchor(self) -> str:
-        return f"{DOCS_URL.split('#')[0]}#{self.id.lower()}-{self.name}"
+    def slug(self) -> str:
+        """The README anchor of this rule's section, e.g. ``dl001-capture-backward``."""
+        return f"{self.id.lower()}-{self.name}"
+
+    @property
+    def url(self) -> str:
+        """Where this rule is documented: its section of the README."""
+        return f"{HOME_URL}#{self.slug}"
 
 
 RULES: tuple[RuleSpec, ...] = (
@@ -138,3 +144,35 @@ def rule(rule_id: str) -> RuleSpec:
     except KeyError:
         known = ", ".join(RULES_BY_ID)
         raise KeyError(f"unknown rule id {rule_id!r}; known ids: {known}") from None
+
+
+def markdown_rules() -> str:
+    """The README's "Rules" section body: a table, then one anchored section per rule.
+
+    The README is checked against this text by the tests, so the docs never drift from the
+    catalog; regenerate with ``python -m dispatch_lint.catalog``.
+    """
+    lines = [
+        "| id | name | severity | flags | runtime error |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in RULES:
+        link = f"[{spec.id}](#{spec.slug})"
+        lines.append(
+            f"| {link} | `{spec.name}` | {spec.severity} | {spec.summary} | "
+            f"`{spec.runtime_error}` |"
+        )
+    for spec in RULES:
+        lines += [
+            "",
+            f"### {spec.id} {spec.name}",
+            "",
+            f"**Flags:** {spec.summary}. **At run time:** `{spec.runtime_error}`, "
+            f'"{spec.message} ...". **Fix:** {spec.fix}. '
+            f"More: `dispatch-lint --explain {spec.id}`.",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_rules(), end="")
