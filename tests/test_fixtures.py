@@ -1,0 +1,329 @@
+"""The fixtures truth table, checked both ways: the analyzer against the marks, and the runtime
+against the same marks.
+
+A fixture is either one file ``fixtures/<topic>_<case>.py`` or a package folder
+``fixtures/<pkg>/`` (an ``__init__.py``, several modules, and ``main.py``). Each fixture has a
+``main()`` (for a package, in ``main.py``) that really runs.
+
+Marks. A comment ``# expect: DL001`` marks a line a rule must flag; several ids are
+comma-separated (``# expect: DL008, DL001``) and the first one is the error the runtime raises
+on that line. A finding through a callee is marked on the call line in the caller. A comment
+``# runtime: unreachable-marks`` among the first lines of the entry file says that ``main()``
+runs cleanly because every marked line is on a path it does not take.
+
+(a) Analyzer: ``analyze()`` gets every file of the fixture at once (for a package, with dotted
+``SourceFile.module`` names, ``pkg.mod`` and ``pkg`` for ``__init__.py``; a single file is the
+top-level module named by its stem) and its set of ``(path, line, rule)`` must equal the marks.
+
+(b) Runtime: guards in ``strict`` mode (so DL004 raises). A single file is loaded under a
+private module name; a package is imported as ``<pkg>.main`` with ``fixtures/`` first on
+``sys.path``, and afterwards ``sys.path`` and ``sys.modules`` are restored. While the fixture is
+loaded and ``main()`` runs, a line tracer limited to the fixture's files records the first
+marked line that starts executing. Then:
+
+- if that line exists, the run must raise a ``DispatchError`` whose ``rule`` is the first id
+  marked on that line, and that line must be one of the traceback's frames in the fixture (the
+  deepest frame for a direct sink; an outer frame when the sink is in a callee, or the call
+  line of a ``@no_capture`` function whose wrapper lives in the runtime);
+- if no marked line runs, ``main()`` must return normally, and a fixture that has marks must
+  say ``# runtime: unreachable-marks``.
+
+A capture error's ``origin`` (where the capture tensor was born) must point into the fixture.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import io
+import os
+import re
+import sys
+import tokenize
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from dispatch_lint.analyzer.engine import SourceFile, analyze
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+_EXPECT = re.compile(r"#\s*expect:\s*(DL\d{3}(?:\s*,\s*DL\d{3})*)\s*$")
+_UNREACHABLE = "# runtime: unreachable-marks"
+#: How far down the entry file the ``# runtime:`` directive may sit (after the docstring).
+_DIRECTIVE_LINES = 8
+
+#: Fixtures on which one side disagrees with DESIGN.md and the agreed semantics, keyed by
+#: (fixture name, "analyzer" | "runtime"). Each entry is a strict xfail: it must keep failing
+#: until the named side is fixed, and then the entry must go.
+KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {}
+
+Mark = tuple[str, int]  # (path relative to the repo root, 1-based line)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One runnable example: its files, the file whose ``main()`` runs, and its marks."""
+
+    name: str
+    files: tuple[Path, ...]
+    entry: Path
+    is_package: bool
+
+    def module_name(self, path: Path) -> str:
+        """The dotted name ``path`` is imported under when ``fixtures/`` is on sys.path."""
+        parts = list(path.relative_to(FIXTURES).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        return ".".join(parts)
+
+    @property
+    def marks(self) -> dict[Mark, tuple[str, ...]]:
+        marks: dict[Mark, tuple[str, ...]] = {}
+        for path in self.files:
+            for line, rules in read_marks(path).items():
+                marks[(relative(path), line)] = rules
+        return marks
+
+    @property
+    def allows_unreachable_marks(self) -> bool:
+        head = self.entry.read_text(encoding="utf-8").splitlines()[:_DIRECTIVE_LINES]
+        return any(line.strip() == _UNREACHABLE for line in head)
+
+
+def relative(path: Path) -> str:
+    """``path`` as the user gives it on the command line: relative to the repository root."""
+    return path.relative_to(ROOT).as_posix()
+
+
+def read_marks(path: Path) -> dict[int, tuple[str, ...]]:
+    """Line -> rule ids of every ``# expect:`` comment in ``path`` (comments only, not strings)."""
+    marks: dict[int, tuple[str, ...]] = {}
+    with path.open("rb") as handle:
+        for token in tokenize.tokenize(handle.readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            match = _EXPECT.search(token.string)
+            if match:
+                rules = tuple(r.strip() for r in match.group(1).split(","))
+                marks[token.start[0]] = rules
+    return marks
+
+
+def discover() -> list[Fixture]:
+    fixtures = []
+    for path in sorted(FIXTURES.iterdir()):
+        if path.suffix == ".py":
+            fixtures.append(Fixture(path.stem, (path,), path, is_package=False))
+        elif path.is_dir() and (path / "__init__.py").exists():
+            files = tuple(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
+            fixtures.append(Fixture(path.name, files, path / "main.py", is_package=True))
+    return fixtures
+
+
+ALL_FIXTURES = discover()
+
+
+def parametrize_for(side: str) -> Any:
+    params = []
+    for fixture in ALL_FIXTURES:
+        marks = []
+        reason = KNOWN_DISAGREEMENTS.get((fixture.name, side))
+        if reason is not None:
+            marks.append(pytest.mark.xfail(strict=True, reason=reason))
+        params.append(pytest.param(fixture, id=fixture.name, marks=marks))
+    return pytest.mark.parametrize("fixture", params)
+
+
+# --------------------------------------------------------------------------------------------
+# The table itself
+
+
+def test_the_table_is_large_and_well_formed() -> None:
+    """Every rule fires somewhere and every fixture has a main() and a one-line docstring."""
+    singles = [f for f in ALL_FIXTURES if not f.is_package]
+    packages = [f for f in ALL_FIXTURES if f.is_package]
+    assert len(ALL_FIXTURES) >= 70, len(ALL_FIXTURES)
+    assert len(packages) >= 4, [f.name for f in packages]
+    fired = {rule for f in ALL_FIXTURES for rules in f.marks.values() for rule in rules}
+    assert fired >= {f"DL00{i}" for i in range(1, 9)}, sorted(fired)
+    assert any(not f.marks for f in singles), "some fixtures must be clean"
+    for fixture in ALL_FIXTURES:
+        text = fixture.entry.read_text(encoding="utf-8")
+        assert "\ndef main() -> None:" in text, f"{relative(fixture.entry)} has no main()"
+        for path in fixture.files:
+            source = path.read_text(encoding="utf-8")
+            if path.name == "__init__.py" and not source.strip():
+                continue
+            docstring = source.lstrip().split("\n", 1)[0]
+            assert docstring.startswith('"""') and docstring.endswith('"""'), relative(path)
+            assert len(source.splitlines()) <= 60, f"{relative(path)} is longer than 60 lines"
+
+
+def test_marks_name_known_rules() -> None:
+    from dispatch_lint.catalog import RULES_BY_ID
+
+    for fixture in ALL_FIXTURES:
+        for (path, line), rules in fixture.marks.items():
+            for rule in rules:
+                assert rule in RULES_BY_ID and rule != "DL000", f"{path}:{line}: {rule}"
+
+
+# --------------------------------------------------------------------------------------------
+# (a) the analyzer finds exactly the marks
+
+
+def describe(marks: set[tuple[str, int, str]]) -> str:
+    lines = []
+    for path, line, rule in sorted(marks):
+        source = (ROOT / path).read_text(encoding="utf-8").splitlines()[line - 1].strip()
+        lines.append(f"    {path}:{line}: {rule}    {source}")
+    return "\n".join(lines) or "    (none)"
+
+
+@parametrize_for("analyzer")
+def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
+    files = [
+        SourceFile(path=relative(p), source=p.read_bytes(), module=fixture.module_name(p))
+        for p in fixture.files
+    ]
+    result = analyze(files)
+    assert not result.errors, result.errors
+    found = {(d.path, d.line, d.rule) for d in result.diagnostics}
+    expected = {(path, line, rule) for (path, line), rules in fixture.marks.items() for rule in rules}
+    if found != expected:
+        pytest.fail(
+            f"analyzer findings differ from the marks of {fixture.name}\n"
+            f"  missing (marked, not found):\n{describe(expected - found)}\n"
+            f"  unexpected (found, not marked):\n{describe(found - expected)}",
+            pytrace=False,
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# (b) the runtime raises exactly the first marked error reached
+
+
+class FirstMarkReached:
+    """A ``sys.settrace`` tracer that records the first marked line that starts executing.
+
+    Only frames of the fixture's own files are traced, so the runtime runs at full speed."""
+
+    def __init__(self, marks: Mapping[Mark, tuple[str, ...]]) -> None:
+        self._marked = {(str(ROOT / path), line): (path, line) for path, line in marks}
+        self._files = {file for file, _ in self._marked}
+        self.first: Mark | None = None
+
+    def _global(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any] | None:
+        if self.first is not None or frame.f_code.co_filename not in self._files:
+            return None
+        return self._local
+
+    def _local(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any] | None:
+        if self.first is not None:
+            return None
+        if event == "line":
+            self.first = self._marked.get((frame.f_code.co_filename, frame.f_lineno))
+        return self._local
+
+    @contextlib.contextmanager
+    def tracing(self) -> Iterator[None]:
+        previous = sys.gettrace()
+        sys.settrace(self._global)
+        try:
+            yield
+        finally:
+            sys.settrace(previous)
+
+
+@contextlib.contextmanager
+def loaded(fixture: Fixture) -> Iterator[Callable[[], Callable[[], None]]]:
+    """Yield a loader that imports the fixture and returns its ``main``; undo the import after.
+
+    The import itself runs inside the caller's tracer and guard mode: module-level code is part
+    of the program."""
+    saved_path = list(sys.path)
+    saved_modules = set(sys.modules)
+
+    def load() -> Callable[[], None]:
+        if fixture.is_package:
+            sys.path.insert(0, str(FIXTURES))
+            module = importlib.import_module(f"{fixture.name}.main")
+        else:
+            name = f"dispatch_lint_fixture_{fixture.name}"
+            spec = importlib.util.spec_from_file_location(name, fixture.entry)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # dataclasses and pickling look modules up here
+            spec.loader.exec_module(module)
+        # A package of the same name elsewhere on sys.path would silently run instead.
+        assert Path(module.__file__ or "").resolve() == fixture.entry, module.__file__
+        return module.main  # type: ignore[no-any-return]
+
+    try:
+        yield load
+    finally:
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved_modules:
+            del sys.modules[name]
+
+
+def frames_in(fixture: Fixture, exc: BaseException) -> list[Mark]:
+    files = {str(p) for p in fixture.files}
+    return [
+        (relative(Path(frame.filename)), frame.lineno or 0)
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if frame.filename in files
+    ]
+
+
+@parametrize_for("runtime")
+def test_runtime_raises_the_first_marked_error(fixture: Fixture) -> None:
+    from dispatch_lint.runtime import errors, guards
+
+    marks = fixture.marks
+    tracer = FirstMarkReached(marks)
+    raised: BaseException | None = None
+    with guards.mode("strict"), loaded(fixture) as load, contextlib.redirect_stdout(io.StringIO()):
+        try:
+            with tracer.tracing():
+                load()()
+        except Exception as exc:  # noqa: BLE001 - anything but the marked error is a failure
+            raised = exc
+
+    first = tracer.first
+    if first is None:
+        if raised is not None:
+            raise AssertionError(
+                f"{fixture.name}: main() raised before any marked line ran"
+            ) from raised
+        if marks and not fixture.allows_unreachable_marks:
+            pytest.fail(
+                f"{fixture.name}: main() ran cleanly but has marks; mark them reachable or add "
+                f"{_UNREACHABLE!r}",
+                pytrace=False,
+            )
+        return
+
+    path, line = first
+    rule = marks[first][0]
+    if not isinstance(raised, errors.DispatchError):
+        message = f"{fixture.name}: {path}:{line} is marked {rule} and ran, but main() "
+        if raised is None:
+            pytest.fail(message + "returned normally", pytrace=False)
+        raise AssertionError(message + f"raised {type(raised).__name__}") from raised
+    assert raised.rule == rule, f"{path}:{line} is marked {rule}; the runtime raised {raised!r}"
+    assert first in frames_in(fixture, raised), (
+        f"{path}:{line} is the first marked line reached, but the error came from "
+        f"{frames_in(fixture, raised)}: {raised}"
+    )
+    origin = getattr(raised, "origin", None)
+    if origin is not None:
+        assert os.path.realpath(origin.file) in {str(p) for p in fixture.files}, origin
