@@ -1,0 +1,232 @@
+"""The linter's Python API; the CLI is a thin layer over it.
+
+>>> from dispatch_lint import lint_source
+>>> lint_source("x = (")[0].rule
+'DL000'
+
+``lint_source`` checks one piece of code, ``lint_paths`` files and folders the way the CLI
+does (discovery, configuration, suppressions), and ``check_paths`` returns everything a
+front end needs to show a run (suppressed findings, unused suppressions, source lines).
+A failure inside the analysis of one file becomes a :class:`FileError` for that file; the
+other files are still checked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dispatch_lint.analyzer.config import Config, config_for_paths, selected_rules
+from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, Report
+from dispatch_lint.analyzer.discovery import discover
+from dispatch_lint.analyzer.suppressions import (
+    UnusedSuppression,
+    apply_suppressions,
+    find_suppressions,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.analyzer.engine import AnalysisSettings, SourceFile
+
+__all__ = ["lint_source", "lint_paths", "check_paths", "LintRun"]
+
+
+@dataclass(frozen=True)
+class LintRun:
+    """One run over files: the :class:`Report`, and what front ends show beside it."""
+
+    report: Report
+    #: Findings silenced by an in-source suppression comment.
+    suppressed: tuple[Diagnostic, ...] = ()
+    #: Suppression comments that silenced nothing (filled only when asked for).
+    unused_suppressions: tuple[UnusedSuppression, ...] = ()
+    #: Per-file remarks that are neither findings nor errors.
+    notes: tuple[FileError, ...] = ()
+    #: The raw bytes of each file with a finding, by shown path (for source excerpts).
+    sources: Mapping[str, bytes] = field(default_factory=dict, compare=False)
+    #: The shown path of every checked file, by its real path (to match runtime trips).
+    checked: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+
+def lint_source(
+    source: str | bytes, path: str = "<string>", config: Config | None = None
+) -> list[Diagnostic]:
+    """Check one module's ``source`` (text, or raw bytes with their own encoding) as if it
+    were the file ``path``; the result is sorted and honours ``config`` and the source's
+    suppression comments. The file is not read or written.
+
+    Raises :class:`RuntimeError` (naming ``path``) when the analysis itself fails on it.
+    """
+    from dispatch_lint.analyzer.engine import SourceFile
+
+    raw = source.encode("utf-8") if isinstance(source, str) else source
+    module = Path(path).stem if path.endswith(".py") and Path(path).stem.isidentifier() else None
+    run = _check_files([SourceFile(path, raw, module)], config or Config(), warn_unused=False)
+    if run.report.errors:
+        error = run.report.errors[0]
+        raise RuntimeError(f"{error.path}: {error.message}")
+    return list(run.report.diagnostics)
+
+
+def lint_paths(paths: Sequence[str | os.PathLike[str]], config: Config | None = None) -> Report:
+    """Check the ``.py`` files under ``paths`` (files and folders) like the CLI does.
+
+    Without ``config``, the nearest ``[tool.dispatch-lint]`` above the first path applies
+    (:class:`~dispatch_lint.analyzer.config.ConfigError` when it is invalid). Paths that do
+    not exist or cannot be read are per-file errors of the report.
+    """
+    return check_paths(paths, config).report
+
+
+def check_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    config: Config | None = None,
+    *,
+    warn_unused: bool = False,
+    status: Callable[[str, int], None] | None = None,
+) -> LintRun:
+    """Like :func:`lint_paths`, with everything the CLI shows. ``status`` is told what the
+    run is doing and on how many files (``("reading", 1200)``), for a progress display;
+    ``warn_unused`` collects unused suppressions."""
+    given = [os.fspath(p) for p in paths] or ["."]
+    if config is None:
+        config = config_for_paths(given)
+    discovery = discover(given, config.exclude, config.root)
+    if status is not None:
+        status("reading", len(discovery.files))
+    files, read_errors = [], list(discovery.errors)
+    if discovery.files:
+        from dispatch_lint.analyzer.engine import SourceFile
+
+        for found in discovery.files:
+            try:
+                source = _read(found.location)
+            except OSError as exc:
+                read_errors.append(FileError(found.path, f"cannot read: {exc.strerror or exc}"))
+                continue
+            files.append(SourceFile(found.path, source, found.module))
+    if status is not None:
+        status("checking", len(files))
+    run = _check_files(files, config, warn_unused=warn_unused)
+    checked = {os.path.realpath(f.location): f.path for f in discovery.files}
+    report = Report(
+        diagnostics=run.report.diagnostics,
+        files=run.report.files,
+        errors=tuple(sorted(read_errors + list(run.report.errors))),
+    )
+    return LintRun(
+        report=report,
+        suppressed=run.suppressed,
+        unused_suppressions=run.unused_suppressions,
+        notes=run.notes,
+        sources=run.sources,
+        checked=checked,
+    )
+
+
+def _read(location: Path) -> bytes:
+    """The file's bytes, untouched: CPython and the engine decode them (cookie, BOM)."""
+    return location.read_bytes()
+
+
+def _check_files(files: Sequence[SourceFile], config: Config, *, warn_unused: bool) -> LintRun:
+    if not files:
+        return LintRun(report=Report(diagnostics=(), files=0))
+    result = _analyze(files, config.settings)
+    by_path: dict[str, list[Diagnostic]] = {}
+    enabled = _rules_for(config)
+    for diagnostic in result.diagnostics:
+        if diagnostic.rule in enabled(diagnostic.path):
+            by_path.setdefault(diagnostic.path, []).append(diagnostic)
+
+    kept: list[Diagnostic] = []
+    suppressed: list[Diagnostic] = []
+    unused: list[UnusedSuppression] = []
+    sources: dict[str, bytes] = {}
+    for file in files:
+        found = by_path.get(file.path, [])
+        if not found and not warn_unused:
+            continue  # Tokenizing for comments is only worth it where something was found.
+        outcome = apply_suppressions(found, find_suppressions(file.source))
+        kept.extend(outcome.kept)
+        suppressed.extend(outcome.suppressed)
+        if outcome.kept:
+            sources[file.path] = file.source
+        if warn_unused:
+            unused.extend(
+                UnusedSuppression(file.path, s.line, s.column, code, s.text)
+                for s, code in outcome.unused
+            )
+    return LintRun(
+        report=Report(
+            diagnostics=tuple(sorted(kept)), files=len(files), errors=tuple(sorted(result.errors))
+        ),
+        suppressed=tuple(sorted(suppressed)),
+        unused_suppressions=tuple(sorted(unused)),
+        notes=tuple(sorted(result.notes)),
+        sources=sources,
+    )
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    diagnostics: tuple[Diagnostic, ...]
+    errors: tuple[FileError, ...]
+    notes: tuple[FileError, ...]
+
+
+def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None) -> _Analysis:
+    """The engine's verdict on ``files``. When the engine fails on the set, each file is
+    checked alone so that the failure is pinned on the file(s) that cause it."""
+    from dispatch_lint.analyzer import engine
+
+    try:
+        result = engine.analyze(files, settings)
+    except Exception as exc:  # noqa: BLE001 - any engine failure is reported, never raised
+        if len(files) > 1:
+            parts = [_analyze([file], settings) for file in files]
+            return _Analysis(
+                diagnostics=tuple(d for part in parts for d in part.diagnostics),
+                errors=tuple(e for part in parts for e in part.errors),
+                notes=tuple(n for part in parts for n in part.notes),
+            )
+        reason = str(exc).splitlines()[0] if str(exc) else ""
+        message = f"internal error while checking this file: {type(exc).__name__}"
+        return _Analysis((), (FileError(files[0].path, f"{message}: {reason}" if reason else message),), ())
+    return _Analysis(
+        tuple(result.diagnostics), tuple(result.errors), tuple(getattr(result, "notes", ()))
+    )
+
+
+def _rules_for(config: Config) -> Callable[[str], frozenset[str]]:
+    """The enabled rule ids per shown path: the configuration's selection less the
+    ``per-file-ignores`` whose pattern (relative to the configuration's folder) matches."""
+    base = config.enabled_rules()
+    if not config.per_file_ignores:
+        return lambda path: base
+
+    import pathspec
+
+    root = config.root.resolve()
+    patterns = [
+        (pathspec.GitIgnoreSpec.from_lines([pattern]), selectors)
+        for pattern, selectors in config.per_file_ignores
+    ]
+
+    @lru_cache(maxsize=None)
+    def enabled(path: str) -> frozenset[str]:
+        location = Path(os.path.abspath(path))
+        try:
+            relative = location.relative_to(root).as_posix()
+        except ValueError:
+            relative = path.replace(os.sep, "/")
+        ignored = [s for spec, selectors in patterns if spec.match_file(relative) for s in selectors]
+        if not ignored:
+            return base
+        return selected_rules(config.select + config.extend_select, config.ignore + tuple(ignored))
+
+    return enabled

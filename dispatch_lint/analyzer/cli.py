@@ -1,0 +1,273 @@
+"""``dispatch-lint [PATHS...]``: the command line, a thin layer over :mod:`.api`.
+
+Exit status: 0 no findings, 1 findings, 2 a usage or configuration error or a file that could
+not be checked (reported one line each on stderr; the other files are still checked).
+
+Only the standard library is imported up front: ``--version`` and a run over a folder without
+Python files never load libcst, rich or numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.status import Status
+
+    from dispatch_lint.analyzer.api import LintRun
+    from dispatch_lint.analyzer.config import Config
+    from dispatch_lint.analyzer.trips import Trip
+
+__all__ = ["main", "build_parser"]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+FORMATS = ("text", "json", "sarif", "github")
+#: Above this many files, a terminal shows what the run is doing while it works.
+_STATUS_THRESHOLD = 200
+
+
+class _UsageError(Exception):
+    """A command line the linter refuses; ``str()`` is the one line shown."""
+
+
+def _selectors(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``dispatch-lint`` (exposed for docs and shell completion)."""
+    from dispatch_lint import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="dispatch-lint",
+        description="Find capture tensors that reach autodiff, leave their capture device, "
+        "or have their data read; and other dispatch misuse.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files and folders (default: .)")
+    selection = parser.add_argument_group("rule selection (ids or prefixes, comma-separated)")
+    selection.add_argument("--select", type=_selectors, action="extend", metavar="RULES",
+                           help="check only these rules (replaces the configuration's select)")
+    selection.add_argument("--ignore", type=_selectors, action="extend", default=[],
+                           metavar="RULES", help="do not report these rules")
+    selection.add_argument("--extend-select", type=_selectors, action="extend", default=[],
+                           metavar="RULES", help="check these rules as well")
+    output = parser.add_argument_group("output")
+    output.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    output.add_argument("--statistics", action="store_true",
+                        help="print how often each rule fired instead of each finding")
+    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    output.add_argument("--warn-unused-suppressions", action="store_true",
+                        help="report noqa / disable comments that suppress nothing (exit 1)")
+    output.add_argument("--include-suppressed", action="store_true",
+                        help="SARIF: include suppressed findings, marked as suppressed")
+    run = parser.add_argument_group("run")
+    run.add_argument("--config", metavar="FILE",
+                     help="configuration file (default: the nearest pyproject.toml with "
+                     "[tool.dispatch-lint] above the first path)")
+    run.add_argument("--trips", metavar="FILE",
+                     help="runtime trips recorded with DISPATCH_LINT_TRIPS=FILE: confirm "
+                     "findings and report what only the run saw")
+    run.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    run.add_argument("--jobs", type=_positive, metavar="N", help="number of worker processes")
+    info = parser.add_argument_group("information")
+    info.add_argument("--explain", metavar="RULE", help="print the documentation of a rule and exit")
+    info.add_argument("--list-rules", action="store_true", help="print every rule and exit")
+    info.add_argument("--version", action="version", version=f"dispatch-lint {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the linter with ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, or a usage error (already printed)
+        return int(exit_.code or 0) if isinstance(exit_.code, int) else EXIT_ERROR
+    try:
+        if args.list_rules:
+            return _list_rules(sys.stdout)
+        if args.explain is not None:
+            return _explain(args.explain, sys.stdout)
+        return _lint(args)
+    except _UsageError as error:
+        _error_line(str(error))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _error_line("interrupted")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`dispatch-lint | head`): nothing more to say to anyone.
+        sys.stderr.close()
+        return EXIT_FINDINGS
+
+
+def _error_line(message: str) -> None:
+    sys.stderr.write(f"dispatch-lint: error: {message}\n")
+
+
+def _list_rules(out: TextIO) -> int:
+    from dispatch_lint.catalog import RULES
+
+    width = max(len(spec.name) for spec in RULES)
+    for spec in RULES:
+        out.write(f"{spec.id}  {spec.name:<{width}}  {spec.severity:<7}  {spec.summary}\n")
+    return EXIT_OK
+
+
+def _explain(key: str, out: TextIO) -> int:
+    from dispatch_lint.analyzer.report.rule_docs import lookup_rule, rule_doc
+    from dispatch_lint.catalog import RULES_BY_ID
+
+    spec = lookup_rule(key)
+    if spec is None:
+        raise _UsageError(
+            f"--explain: unknown rule {key!r}; known rules: {', '.join(RULES_BY_ID)} "
+            "(or their names, see --list-rules)"
+        )
+    doc = rule_doc(spec)
+    out.write(f"{spec.id} {spec.name} ({spec.severity})\n\n{doc.explanation}\n\n")
+    out.write(f"Runtime error: {spec.runtime_error}\nDocumentation: {spec.url}\n")
+    return EXIT_OK
+
+
+def _lint(args: argparse.Namespace) -> int:
+    from dispatch_lint.analyzer.config import ConfigError, config_for_paths
+
+    paths = args.paths or ["."]
+    try:
+        config = config_for_paths(paths, args.config).with_overrides(
+            select=args.select, ignore=args.ignore, extend_select=args.extend_select
+        )
+    except ConfigError as error:
+        raise _UsageError(str(error)) from None
+
+    trips = None
+    if args.trips is not None:
+        from pathlib import Path
+
+        from dispatch_lint.analyzer.trips import TripsError, read_trips
+
+        try:
+            trips, malformed = read_trips(Path(args.trips))
+        except TripsError as error:
+            raise _UsageError(str(error)) from None
+        if malformed:
+            sys.stderr.write(
+                f"dispatch-lint: warning: {args.trips}: skipped {malformed} malformed line(s)\n"
+            )
+
+    run = _run(paths, config, args.warn_unused_suppressions)
+    if trips is not None:
+        run = _with_trips(run, trips, config.enabled_rules())
+
+    for error in run.report.errors:
+        sys.stderr.write(f"{error.path}: error: {error.message}\n")
+    for note in run.notes:
+        sys.stderr.write(f"{note.path}: note: {note.message}\n")
+    _write_report(run, args, sys.stdout)
+
+    if run.report.errors:
+        return EXIT_ERROR
+    if (run.report.diagnostics or run.unused_suppressions) and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _run(paths: list[str], config: Config, warn_unused: bool) -> LintRun:
+    from dispatch_lint.analyzer.api import check_paths
+
+    if not (sys.stderr.isatty() and os.environ.get("TERM") != "dumb"):
+        return check_paths(paths, config, warn_unused=warn_unused)
+
+    # On a terminal, long runs show what they are doing; rich is imported only once a run
+    # turns out to be long.
+    display: Status | None = None
+
+    def status(phase: str, count: int) -> None:
+        nonlocal display
+        message = f"{phase} {count} files"
+        if display is None and count >= _STATUS_THRESHOLD:
+            from rich.console import Console
+
+            display = Console(stderr=True).status(message)
+            display.start()
+        elif display is not None:
+            display.update(message)
+
+    try:
+        return check_paths(paths, config, warn_unused=warn_unused, status=status)
+    finally:
+        if display is not None:
+            display.stop()
+
+
+def _with_trips(run: LintRun, trips: Sequence[Trip], enabled: frozenset[str]) -> LintRun:
+    from dataclasses import replace
+
+    from dispatch_lint.analyzer.trips import merge_trips
+
+    diagnostics = merge_trips(run.report.diagnostics, trips, run.checked, enabled)
+    sources = dict(run.sources)
+    for diagnostic in diagnostics:
+        if diagnostic.path not in sources:
+            location = next((real for real, shown in run.checked.items() if shown == diagnostic.path), None)
+            if location is not None:
+                try:
+                    with open(location, "rb") as file:
+                        sources[diagnostic.path] = file.read()
+                except OSError:
+                    pass  # The excerpt is a nicety; the finding stands without it.
+    return replace(run, report=replace(run.report, diagnostics=diagnostics), sources=sources)
+
+
+def _write_report(run: LintRun, args: argparse.Namespace, out: TextIO) -> None:
+    report = run.report
+    if args.format == "json":
+        from dispatch_lint.analyzer.report.json import to_json
+
+        out.write(to_json(report) + "\n")
+        _unused_to_stderr(run)
+    elif args.format == "sarif":
+        from dispatch_lint import __version__
+        from dispatch_lint.analyzer.report.sarif import to_sarif
+
+        suppressed = run.suppressed if args.include_suppressed else ()
+        out.write(to_sarif(report, __version__, suppressed) + "\n")
+        _unused_to_stderr(run)
+    elif args.format == "github":
+        from dispatch_lint.analyzer.report.github import to_github
+
+        out.write(to_github(report.diagnostics, (), run.unused_suppressions))
+    elif args.statistics:
+        from dispatch_lint.analyzer.report.text import write_statistics
+
+        write_statistics(report, out)
+    else:
+        from dispatch_lint.analyzer.report.text import write_text
+
+        write_text(report, out, run.sources, run.unused_suppressions)
+    out.flush()
+
+
+def _unused_to_stderr(run: LintRun) -> None:
+    # Machine formats keep their documents exactly to schema; unused suppressions go beside.
+    for unused in run.unused_suppressions:
+        sys.stderr.write(f"{unused.path}:{unused.line}:{unused.column}: warning: {unused.message}\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,299 @@
+"""The ``[tool.dispatch-lint]`` table of ``pyproject.toml``: finding it, reading it, checking it.
+
+Every mistake in a configuration is a :class:`ConfigError` whose text is one line naming the
+file, the key and what is allowed: the CLI prints it and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dispatch_lint.catalog import RULES_BY_ID
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.analyzer.engine import AnalysisSettings, SinkSpec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "find_config_file",
+    "load_config",
+    "check_selectors",
+    "selected_rules",
+    "config_for_paths",
+]
+
+#: The section of ``pyproject.toml`` that holds the configuration.
+SECTION = "tool.dispatch-lint"
+
+_KEYS = (
+    "select",
+    "ignore",
+    "extend-select",
+    "exclude",
+    "per-file-ignores",
+    "sources",
+    "sinks",
+    "sanitizers",
+)
+_SINK_KEYS = ("name", "arg", "rule")
+
+
+class ConfigError(Exception):
+    """A configuration or rule selection the linter refuses; ``str()`` is one line for users."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the user asked for: rule selection, excluded paths and the extended model.
+
+    ``root`` is the folder patterns are relative to (the configuration file's folder, or the
+    current folder when there is no file); ``path`` is the file it came from, if any.
+    """
+
+    select: tuple[str, ...] = ("DL",)
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: (gitignore-style pattern, rule selectors) pairs, in the file's order.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The user's sources, sinks and sanitizers; None when the file declares none.
+    settings: AnalysisSettings | None = None
+    root: Path = field(default_factory=Path.cwd)
+    path: Path | None = None
+
+    def with_overrides(
+        self,
+        select: Sequence[str] | None = None,
+        ignore: Sequence[str] = (),
+        extend_select: Sequence[str] = (),
+    ) -> Config:
+        """This configuration with command-line selections applied on top (``select``
+        replaces, ``ignore`` and ``extend_select`` add), checked like the file's."""
+        for option, selectors in (
+            ("--select", select or ()),
+            ("--ignore", ignore),
+            ("--extend-select", extend_select),
+        ):
+            check_selectors(selectors, where=option)
+        return replace(
+            self,
+            select=tuple(select) if select is not None else self.select,
+            ignore=self.ignore + tuple(ignore),
+            extend_select=self.extend_select + tuple(extend_select),
+        )
+
+    def enabled_rules(self) -> frozenset[str]:
+        """The rule ids that are reported anywhere."""
+        return selected_rules(self.select + self.extend_select, self.ignore)
+
+
+def _allowed_selectors() -> str:
+    ids = sorted(RULES_BY_ID)
+    return f"a rule id ({ids[0]}..{ids[-1]}) or a prefix of one (DL, DL00)"
+
+
+def _matches(selector: str, rule_id: str) -> bool:
+    return rule_id.startswith(selector)
+
+
+def check_selectors(selectors: Iterable[str], where: str) -> None:
+    """Raise :class:`ConfigError` naming ``where`` for a selector that matches no rule."""
+    for selector in selectors:
+        if not any(_matches(selector, rule_id) for rule_id in RULES_BY_ID):
+            raise ConfigError(
+                f"{where}: unknown rule selector {selector!r}; allowed: {_allowed_selectors()}"
+            )
+
+
+def selected_rules(select: Iterable[str], ignore: Iterable[str]) -> frozenset[str]:
+    """The rule ids enabled by ``select`` minus ``ignore``.
+
+    As in ruff, the most specific selector decides (``select=["DL"]``, ``ignore=["DL00"]``,
+    ``select`` also holding ``"DL001"`` keeps DL001); on a tie, ignoring wins. DL000 (the file
+    does not parse, so nothing in it was checked) stays on unless a selector ignores it.
+    """
+    select, ignore = tuple(select), tuple(ignore)
+    enabled = set()
+    for rule_id in RULES_BY_ID:
+        chosen = max((len(s) for s in select if _matches(s, rule_id)), default=-1)
+        dropped = max((len(s) for s in ignore if _matches(s, rule_id)), default=-1)
+        if rule_id == "DL000" and dropped < 0:
+            enabled.add(rule_id)
+        elif chosen > dropped:
+            enabled.add(rule_id)
+    return frozenset(enabled)
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.dispatch-lint]`` table, looking from
+    ``start`` (a file or a folder) upward. A ``pyproject.toml`` without the table is passed
+    over; one that cannot be read or parsed is returned so that its error is reported."""
+    folder = start if start.is_dir() else start.parent
+    for candidate_folder in (folder, *folder.parents):
+        candidate = candidate_folder / "pyproject.toml"
+        if not candidate.is_file():
+            continue
+        try:
+            text = candidate.read_bytes()
+        except OSError:
+            return candidate
+        # A cheap look before parsing: most pyproject.toml files never mention the tool.
+        if b"dispatch-lint" in text:
+            return candidate
+    return None
+
+
+def load_config(path: Path) -> Config:
+    """Read and check the configuration in ``path``.
+
+    ``path`` is a ``pyproject.toml`` (its ``[tool.dispatch-lint]`` table is used; none means
+    defaults) or any other TOML file whose top level is the configuration itself.
+    """
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the configuration: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text: {exc.reason}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: broken TOML: {exc}") from None
+
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "dispatch-lint" in tool:
+        table, where = tool["dispatch-lint"], f"{path}: [{SECTION}]"
+    elif path.name == "pyproject.toml":
+        table, where = {}, f"{path}: [{SECTION}]"
+    else:
+        table, where = data, str(path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table of settings, not {_type_name(table)}")
+    return parse_table(table, where=where, root=path.resolve().parent, path=path)
+
+
+def parse_table(
+    table: Mapping[str, Any], where: str, root: Path, path: Path | None = None
+) -> Config:
+    """Build a :class:`Config` from the already-parsed TOML ``table``; ``where`` prefixes
+    every error (e.g. ``"pyproject.toml: [tool.dispatch-lint]"``)."""
+    for key in table:
+        if key not in _KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r}; allowed keys: {', '.join(_KEYS)}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: {key} must be a list of strings, not {_describe(value)}")
+        return tuple(value)
+
+    select = strings("select") if "select" in table else Config.select
+    ignore, extend_select = strings("ignore"), strings("extend-select")
+    for key, selectors in (("select", select), ("ignore", ignore), ("extend-select", extend_select)):
+        check_selectors(selectors, where=f"{where}: {key}")
+
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(
+            f"{where}: per-file-ignores must be a table of pattern = [rule selectors], "
+            f"not {_describe(per_file)}"
+        )
+    per_file_ignores = []
+    for pattern, selectors in per_file.items():
+        if not isinstance(selectors, list) or not all(isinstance(s, str) for s in selectors):
+            raise ConfigError(
+                f"{where}: per-file-ignores.{pattern!r} must be a list of rule selectors, "
+                f"not {_describe(selectors)}"
+            )
+        check_selectors(selectors, where=f"{where}: per-file-ignores.{pattern!r}")
+        per_file_ignores.append((pattern, tuple(selectors)))
+
+    sources, sanitizers = strings("sources"), strings("sanitizers")
+    sinks = _parse_sinks(table.get("sinks", []), where)
+    settings = None
+    if sources or sinks or sanitizers:
+        # The engine module is only needed for a user model; keep plain runs light.
+        from dispatch_lint.analyzer.engine import AnalysisSettings
+
+        settings = AnalysisSettings(sources=sources, sinks=sinks, sanitizers=sanitizers)
+    return Config(
+        select=select,
+        ignore=ignore,
+        extend_select=extend_select,
+        exclude=strings("exclude"),
+        per_file_ignores=tuple(per_file_ignores),
+        settings=settings,
+        root=root,
+        path=path,
+    )
+
+
+def _parse_sinks(value: Any, where: str) -> tuple[SinkSpec, ...]:
+    shape = "a list of tables {name = \"pkg.func\", arg = 0 or \"keyword\", rule = \"DL001\"}"
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: sinks must be {shape}, not {_describe(value)}")
+    sinks = []
+    for index, item in enumerate(value):
+        here = f"{where}: sinks[{index}]"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{here} must be a table {{name, arg, rule}}, not {_describe(item)}")
+        for key in item:
+            if key not in _SINK_KEYS:
+                raise ConfigError(f"{here}: unknown key {key!r}; allowed keys: {', '.join(_SINK_KEYS)}")
+        missing = [key for key in _SINK_KEYS if key not in item]
+        if missing:
+            raise ConfigError(f"{here}: missing key {missing[0]!r}; {shape}")
+        name, arg, rule_id = item["name"], item["arg"], item["rule"]
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{here}: name must be a qualified name string, not {_describe(name)}")
+        # bool is an int in Python, but `arg = true` is surely a mistake.
+        if isinstance(arg, bool) or not isinstance(arg, (int, str)) or (isinstance(arg, int) and arg < 0):
+            raise ConfigError(
+                f"{here}: arg must be a non-negative argument index or a keyword name, "
+                f"not {_describe(arg)}"
+            )
+        if not isinstance(rule_id, str) or rule_id not in RULES_BY_ID or rule_id == "DL000":
+            known = ", ".join(r for r in RULES_BY_ID if r != "DL000")
+            raise ConfigError(f"{here}: rule must be one of {known}, not {_describe(rule_id)}")
+        from dispatch_lint.analyzer.engine import SinkSpec
+
+        sinks.append(SinkSpec(name=name, arg=arg, rule=rule_id))
+    return tuple(sinks)
+
+
+def _type_name(value: object) -> str:
+    return {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "a boolean",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, (str, int, float, bool)):
+        return f"{_type_name(value)} ({value!r})"
+    return _type_name(value)
+
+
+def config_for_paths(paths: Sequence[str], config_file: str | None = None) -> Config:
+    """The configuration that applies to ``paths``: ``config_file`` when given, else the
+    nearest ``[tool.dispatch-lint]`` above the first path (defaults when there is none)."""
+    if config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise ConfigError(f"--config {config_file}: no such file")
+        return load_config(path)
+    start = Path(paths[0] if paths else ".").absolute()
+    found = find_config_file(start if start.exists() else Path.cwd())
+    return load_config(found) if found is not None else Config()

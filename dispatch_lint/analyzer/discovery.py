@@ -1,0 +1,225 @@
+"""Which files to check: walking the given paths, honouring ``.gitignore`` and ``exclude``.
+
+Paths are shown to the user as given on the command line (``src/pkg/mod.py`` when ``src`` was
+given, ``mod.py`` when ``.`` was). A file named explicitly is always checked, even when a
+pattern excludes it; patterns only prune what a folder walk finds.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dispatch_lint.analyzer.diagnostics import FileError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathspec import PathSpec
+
+__all__ = ["DiscoveredFile", "Discovery", "discover", "module_name", "SKIPPED_FOLDERS"]
+
+#: Folder names never walked into: tool caches, build output, version control, dependencies.
+SKIPPED_FOLDERS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "build",
+        "dist",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "node_modules",
+        ".dispatch_lint_cache",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+
+
+@dataclass(frozen=True)
+class DiscoveredFile:
+    """A file to check: ``path`` as the user should see it, ``location`` to open it."""
+
+    path: str
+    location: Path
+    module: str | None
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The files found (sorted by path, each once) and the given paths that were refused."""
+
+    files: tuple[DiscoveredFile, ...]
+    errors: tuple[FileError, ...]
+
+
+@dataclass(frozen=True)
+class _IgnoreFile:
+    """The patterns of one ignore source, relative to ``base`` (an absolute folder)."""
+
+    base: Path
+    spec: PathSpec
+
+
+def _load_patterns(lines: Sequence[str], base: Path) -> _IgnoreFile | None:
+    import pathspec
+
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return _IgnoreFile(base, spec) if spec.patterns else None
+
+
+def _load_gitignore(folder: Path) -> _IgnoreFile | None:
+    try:
+        text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return _load_patterns(text.splitlines(), folder)
+
+
+def _verdict(ignore: _IgnoreFile, location: Path, is_dir: bool) -> bool | None:
+    """True: ignored; False: re-included by a ``!`` pattern; None: no pattern speaks."""
+    try:
+        relative = location.relative_to(ignore.base).as_posix()
+    except ValueError:
+        return None
+    if is_dir:
+        relative += "/"
+    # Git semantics: the last matching pattern of a file decides.
+    for pattern in reversed(ignore.spec.patterns):
+        if pattern.include is not None and pattern.match_file(relative) is not None:
+            return bool(pattern.include)
+    return None
+
+
+def _is_ignored(ignores: Sequence[_IgnoreFile], location: Path, is_dir: bool) -> bool:
+    # Deeper ignore files (later in the sequence) take precedence, as in git.
+    for ignore in reversed(ignores):
+        verdict = _verdict(ignore, location, is_dir)
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def _ancestor_gitignores(folder: Path) -> list[_IgnoreFile]:
+    """The ``.gitignore`` files above ``folder`` up to its git work tree's root (none when
+    ``folder`` is not inside a git work tree), outermost first."""
+    for root in (folder, *folder.parents):
+        if (root / ".git").exists():
+            break
+    else:
+        return []
+    ancestors = [p for p in folder.parents if p == root or root in p.parents]
+    loaded = (_load_gitignore(p) for p in reversed(ancestors))
+    return [ignore for ignore in loaded if ignore is not None]
+
+
+def module_name(location: Path) -> str | None:
+    """The dotted module name of the file at ``location`` (absolute): its package folders
+    (those with ``__init__.py``) up to the first one without, then its own name."""
+    parts = [] if location.name == "__init__.py" else [location.stem]
+    folder = location.parent
+    while (folder / "__init__.py").is_file() and folder != folder.parent:
+        parts.append(folder.name)
+        folder = folder.parent
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(reversed(parts))
+
+
+def _display(given: str, relative: str) -> str:
+    return os.path.normpath(os.path.join(given, relative)) if relative else given
+
+
+def _is_virtualenv(folder: Path) -> bool:
+    return (folder / "pyvenv.cfg").is_file()
+
+
+def _walk(
+    given: str,
+    top: Path,
+    ignores: list[_IgnoreFile],
+    visited: set[tuple[int, int]],
+) -> Iterator[tuple[str, Path]]:
+    """(display path, location) of the ``.py`` files under ``top``, depth first, sorted."""
+    local = _load_gitignore(top)
+    scope = ignores + [local] if local is not None else ignores
+    try:
+        entries = sorted(os.scandir(top), key=lambda entry: entry.name)
+    except OSError:
+        return  # An unreadable folder inside a walk has nothing we could check.
+    for entry in entries:
+        location = top / entry.name
+        try:
+            is_dir = entry.is_dir()  # follows symlinks; False for a dangling or looping one
+            is_file = not is_dir and entry.is_file()
+        except OSError:
+            continue
+        if is_dir:
+            if entry.name in SKIPPED_FOLDERS or _is_virtualenv(location):
+                continue
+            if _is_ignored(scope, location, is_dir=True):
+                continue
+            try:
+                info = entry.stat()
+            except OSError:
+                continue
+            # A folder reached twice (through a symlink, or a symlink loop) is walked once.
+            key = (info.st_dev, info.st_ino)
+            if key in visited:
+                continue
+            visited.add(key)
+            yield from _walk(_display(given, entry.name), location, scope, visited)
+        elif is_file and entry.name.endswith(".py"):
+            if not _is_ignored(scope, location, is_dir=False):
+                yield _display(given, entry.name), location
+
+
+def discover(
+    paths: Sequence[str],
+    exclude: Sequence[str] = (),
+    exclude_root: Path | None = None,
+) -> Discovery:
+    """The ``.py`` files under ``paths`` (files and folders, as given by the user).
+
+    ``exclude`` holds gitignore-style patterns relative to ``exclude_root`` (the configuration
+    file's folder). A given path that does not exist, or is not a file or folder, is refused
+    with a :class:`FileError`; the others are still walked.
+    """
+    cwd = Path.cwd()
+    excluded = _load_patterns(list(exclude), (exclude_root or cwd).resolve()) if exclude else None
+    found: dict[Path, DiscoveredFile] = {}
+    errors: list[FileError] = []
+    for given in paths:
+        location = Path(os.path.abspath(os.path.join(cwd, given)))
+        try:
+            mode = location.stat().st_mode
+        except FileNotFoundError:
+            reason = "a dangling symbolic link" if location.is_symlink() else "no such file or folder"
+            errors.append(FileError(given, reason))
+            continue
+        except OSError as exc:
+            errors.append(FileError(given, f"cannot access: {exc.strerror or exc}"))
+            continue
+        if stat.S_ISDIR(mode):
+            ignores = _ancestor_gitignores(location)
+            if excluded is not None:
+                ignores.insert(0, excluded)
+            visited = {(location.stat().st_dev, location.stat().st_ino)}
+            walked = _walk(given, location, ignores, visited)
+        elif stat.S_ISREG(mode):
+            walked = iter([(os.path.normpath(given), location)])
+        else:
+            errors.append(FileError(given, "not a regular file or folder"))
+            continue
+        for display, file_location in walked:
+            key = Path(os.path.realpath(file_location))
+            if key not in found:
+                found[key] = DiscoveredFile(display, file_location, module_name(key))
+    files = sorted(found.values(), key=lambda f: f.path)
+    return Discovery(files=tuple(files), errors=tuple(errors))

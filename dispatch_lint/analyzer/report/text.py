@@ -1,0 +1,154 @@
+"""The human format: each finding with its source line, a caret and its trace, then a summary.
+
+```
+train.py:4:1: DL001 Capture tensors do not support autodiff: ...
+ 4 | x.backward()
+   | ^^^^^^^^^^^^
+  1. train.py:3:5: a capture tensor is created here
+  2. train.py:4:1: it reaches .backward()
+Found 1 error in 1 file (3 files checked).
+```
+
+Colour comes from rich and only when the output is a terminal (rich honours ``NO_COLOR`` and
+``FORCE_COLOR``). A run without findings never imports rich: the summary is plain text.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from dispatch_lint.analyzer.diagnostics import Diagnostic, Report
+from dispatch_lint.analyzer.suppressions import UnusedSuppression
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+    from rich.text import Text
+
+__all__ = ["write_text", "write_statistics", "summary_line", "source_lines"]
+
+# CPython's line ends; str.splitlines() would also split on form feeds and other separators.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(source: bytes) -> list[str]:
+    """``source`` decoded as CPython would (coding cookie, BOM), undecodable bytes replaced."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except (SyntaxError, LookupError):
+        encoding = "utf-8"
+    try:
+        text = source.decode(encoding, errors="replace")
+    except LookupError:
+        text = source.decode("utf-8", errors="replace")
+    return _LINE_END.split(text.lstrip("\ufeff"))
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary_line(report: Report, unused: int = 0) -> str:
+    """``Found 3 errors in 2 files (12 files checked).`` or ``All checks passed (...)``."""
+    checked = f"({_plural(report.files, 'file')} checked)"
+    warnings = sum(1 for d in report.diagnostics if d.severity == "warning")
+    errors = len(report.diagnostics) - warnings
+    parts = [
+        _plural(count, word)
+        for count, word in ((errors, "error"), (warnings, "warning"), (unused, "unused suppression"))
+        if count
+    ]
+    if parts:
+        files = len({d.path for d in report.diagnostics})
+        where = f" in {_plural(files, 'file')}" if files else ""
+        problems = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+        line = f"Found {problems}{where} {checked}."
+    elif report.errors:
+        line = f"No findings, but {_plural(len(report.errors), 'path')} could not be checked {checked}."
+    else:
+        line = f"All checks passed {checked}."
+    return line
+
+
+def _console(out: TextIO) -> Console:
+    from rich.console import Console
+
+    # soft_wrap: never re-flow a line, so paths stay clickable and pipes stay greppable.
+    return Console(file=out, highlight=False, soft_wrap=True, emoji=False, markup=False)
+
+
+def _header(diagnostic: Diagnostic) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    text.append(f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:", style="bold")
+    text.append(" ")
+    style = "bold yellow" if diagnostic.severity == "warning" else "bold red"
+    text.append(diagnostic.rule, style=style)
+    text.append(f" {diagnostic.message}")
+    return text
+
+
+def _excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[Text]:
+    from rich.text import Text
+
+    if not 1 <= diagnostic.line <= len(lines):
+        return []
+    # Tabs become one space each so that the caret lines up under the column in any terminal.
+    line = lines[diagnostic.line - 1].replace("\t", " ")
+    if not line.strip():
+        return []
+    number = str(diagnostic.line)
+    gutter = " " * len(number)
+    start = min(max(diagnostic.column, 1), len(line) + 1)
+    if diagnostic.end_line == diagnostic.line and diagnostic.end_column > start:
+        width = min(diagnostic.end_column, len(line) + 1) - start
+    else:
+        width = 1
+    caret = Text(f" {gutter} | ", style="blue")
+    caret.append(" " * (start - 1) + "^" * max(width, 1), style="bold red")
+    source = Text(f" {number} | ", style="blue")
+    source.append(line)
+    return [source, caret]
+
+
+def write_text(
+    report: Report,
+    out: TextIO,
+    sources: Mapping[str, bytes],
+    unused: Sequence[UnusedSuppression] = (),
+) -> None:
+    """Write every finding (with its source excerpt and numbered trace), every unused
+    suppression, and the summary line to ``out``."""
+    if report.diagnostics or unused:
+        console = _console(out)
+        decoded: dict[str, list[str]] = {}
+        for diagnostic in report.diagnostics:
+            console.print(_header(diagnostic))
+            source = sources.get(diagnostic.path)
+            if source is not None:
+                lines = decoded.setdefault(diagnostic.path, source_lines(source))
+                for text in _excerpt(diagnostic, lines):
+                    console.print(text)
+            for number, step in enumerate(diagnostic.trace, start=1):
+                console.print(f"  {number}. {step.path}:{step.line}:{step.column}: {step.message}")
+            for note in diagnostic.notes:
+                console.print(f"  note: {note}")
+        for suppression in unused:
+            console.print(
+                f"{suppression.path}:{suppression.line}:{suppression.column}: "
+                f"warning: {suppression.message}"
+            )
+    out.write(summary_line(report, len(unused)) + "\n")
+
+
+def write_statistics(report: Report, out: TextIO) -> None:
+    """One line per rule that fired: count, id, name; the most frequent first."""
+    counts = Counter((d.rule, d.name) for d in report.diagnostics)
+    for (rule_id, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        out.write(f"{count:>5}  {rule_id}  {name}\n")
+    out.write(summary_line(report) + "\n")
