@@ -1,0 +1,487 @@
+"""Planning captured programs into fused kernels, and running the plans.
+
+A captured ``Program`` is planned once per (program, input shapes and dtypes):
+
+- nodes whose inputs are all constants are folded at planning time;
+- ``sigmoid`` is split into ``x * 0.5 -> tanh -> 0.5 * (t + 1)`` (the reference formula) so
+  its arithmetic fuses with its neighbours;
+- maximal trees of element-wise arithmetic (a node joins its consumer's tree when that is its
+  only consumer and it is not a program output) become ONE generated Numba ufunc, one pass
+  over memory (``fusion_codegen``);
+- transcendental functions (exp, log, tanh, general pow) run as NumPy ufuncs: NumPy's SIMD
+  loops beat Numba's scalar libm calls several times over (measured in issue 5), so they are
+  never fused; a lone arithmetic node runs as its NumPy ufunc too, which needs no compile;
+- matmuls, reductions and shape ops run as kernels of the device's kernel table;
+- every element-wise result that is not a program output is written into a buffer from a
+  reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place.
+
+Plans are cached per program object (a weak reference keyed by ``id``); workspaces are pooled
+per plan so that threads running the same plan never share a buffer.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dispatch_lint.runtime.fusion_codegen import (
+    FUSABLE_DTYPES,
+    FusedTerm,
+    compiled_kernel,
+    kernel_counters,
+    kernel_source,
+    literal,
+)
+
+__all__ = ["ProgramPlan", "FusionStats", "plan_program", "run_planned", "stats"]
+
+_ARITHMETIC = frozenset(
+    {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne", "neg", "abs", "relu"}
+)
+_FUSABLE = _ARITHMETIC | {"sqrt", "astype", "pow"}
+_REDUCTIONS = frozenset({"sum", "mean", "max"})
+#: Element-wise ops as NumPy ufuncs, for nodes that run alone (no compile needed).
+_UFUNCS: dict[str, np.ufunc] = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.true_divide,
+    "pow": np.power,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "neg": np.negative,
+    "abs": np.absolute,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "log": np.log,
+    "tanh": np.tanh,
+    "relu": np.maximum,
+}
+#: Exponents of ``pow`` by a constant that a fused kernel unrolls into multiplications.
+_UNROLLED_EXPONENTS = frozenset({1, 2, 3, 4})
+
+
+@dataclass(frozen=True)
+class _Value:
+    """One value of the planned graph: a program node, or a piece of a split ``sigmoid``."""
+
+    op: str
+    inputs: tuple[int, ...]
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    attrs: Mapping[str, Any]
+    const: np.ndarray | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Steps: what a plan executes, in order. Each writes values[target].
+
+
+@dataclass(frozen=True)
+class _UfuncStep:
+    """A NumPy or generated ufunc writing into a workspace slot (or a fresh output array)."""
+
+    ufunc: Callable[..., np.ndarray]
+    arguments: tuple[int, ...]
+    target: int
+    slot: int | None  # None: a program output, allocated fresh on every run
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    fused: bool = False  # a generated kernel rather than a NumPy ufunc
+
+    def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
+        if self.slot is None:
+            out = np.empty(self.shape, self.dtype)
+        else:
+            out = workspace[self.slot]
+            if out is None:
+                out = workspace[self.slot] = np.empty(self.shape, self.dtype)
+        values[self.target] = self.ufunc(*[values[i] for i in self.arguments], out=out)
+
+
+@dataclass(frozen=True)
+class _KernelStep:
+    """A kernel-table call (matmul, reduction, shape op, cast) returning a new array."""
+
+    kernel: Callable[..., np.ndarray]
+    arguments: tuple[int, ...]
+    target: int
+
+    def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
+        values[self.target] = self.kernel(*[values[i] for i in self.arguments])
+
+
+def _bind_kernel(kernels: Any, value: _Value) -> Callable[..., np.ndarray]:
+    """The kernel of a value with its non-array arguments bound."""
+    op, attrs = value.op, value.attrs
+    kernel = getattr(kernels, op)
+    if op in _REDUCTIONS:
+        axis, keepdims = attrs.get("axis"), bool(attrs.get("keepdims", False))
+        return lambda x: kernel(x, axis, keepdims)
+    if op == "reshape":
+        shape = tuple(attrs["shape"])
+        return lambda x: kernel(x, shape)
+    if op == "transpose":
+        axes = attrs.get("axes")
+        return lambda x: kernel(x, axes)
+    if op == "astype":
+        dtype = np.dtype(attrs["dtype"])
+        return lambda x: kernel(x, dtype)
+    return kernel  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------------------------------
+# The plan.
+
+
+class ProgramPlan:
+    """An executable plan for one program and one set of input shapes and dtypes."""
+
+    def __init__(
+        self,
+        values: list[_Value],
+        inputs: tuple[tuple[int, str], ...],
+        steps: tuple[_UfuncStep | _KernelStep, ...],
+        outputs: tuple[int, ...],
+        slots: tuple[tuple[tuple[int, ...], np.dtype], ...],
+    ) -> None:
+        self._template: list[Any] = [v.const for v in values]
+        self._inputs = inputs
+        self.steps = steps
+        self._outputs = outputs
+        #: Outputs that are inputs or constants: copied so a result never aliases them.
+        self._copied = frozenset(i for i in outputs if values[i].op in ("input", "const"))
+        self.slots = slots
+        self._pool: list[list[np.ndarray | None]] = []
+        self._pool_lock = threading.Lock()
+
+    @property
+    def fused_kernels(self) -> int:
+        """How many steps run a generated (fused) kernel."""
+        return sum(1 for s in self.steps if isinstance(s, _UfuncStep) and s.fused)
+
+    def run(self, arrays: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """Execute the plan on named input arrays; returns one fresh array per output."""
+        values = list(self._template)
+        for index, name in self._inputs:
+            values[index] = arrays[name]
+        with self._pool_lock:
+            workspace = self._pool.pop() if self._pool else [None] * len(self.slots)
+        try:
+            for step in self.steps:
+                step.execute(values, workspace)
+        finally:
+            with self._pool_lock:
+                self._pool.append(workspace)
+        return [
+            values[i].copy() if i in self._copied else np.asarray(values[i])
+            for i in self._outputs
+        ]
+
+
+def _lower(nodes: Sequence[Any], outputs: Sequence[int]) -> tuple[list[_Value], list[int]]:
+    """Program nodes -> planned values: ``sigmoid`` split, constant-only nodes folded.
+
+    Returns the values and, for each program node, the index of the value holding its result.
+    """
+    from dispatch_lint.runtime.backends.numpy import KERNELS as REFERENCE
+
+    values: list[_Value] = []
+    where: list[int] = []
+
+    def add(value: _Value) -> int:
+        if value.op not in ("input", "const") and all(
+            values[i].const is not None for i in value.inputs
+        ):
+            folded = _bind_kernel(REFERENCE, value)(*[values[i].const for i in value.inputs])
+            value = _Value("const", (), value.shape, value.dtype, {}, np.asarray(folded))
+        values.append(value)
+        return len(values) - 1
+
+    def constant(number: float, dtype: np.dtype) -> int:
+        return add(_Value("const", (), (), dtype, {}, np.asarray(number, dtype)))
+
+    for node in nodes:
+        inputs = tuple(where[i] for i in node.inputs)
+        dtype, shape = np.dtype(node.dtype), tuple(node.shape)
+        if node.op == "const":
+            const = np.asarray(node.attrs["value"])
+            where.append(add(_Value("const", (), const.shape, const.dtype, {}, const)))
+        elif node.op == "sigmoid" and dtype.kind == "f":
+            # The reference kernel's formula, 0.5 * (tanh(0.5 * x) + 1), as separate values.
+            half = constant(0.5, dtype)
+            scaled = add(_Value("mul", (inputs[0], half), shape, dtype, {}))
+            tanh = add(_Value("tanh", (scaled,), shape, dtype, {}))
+            shifted = add(_Value("add", (tanh, constant(1, dtype)), shape, dtype, {}))
+            where.append(add(_Value("mul", (half, shifted), shape, dtype, {})))
+        else:
+            where.append(add(_Value(node.op, inputs, shape, dtype, dict(node.attrs))))
+    return values, [where[i] for i in outputs]
+
+
+def _unrolled_exponent(values: list[_Value], value: _Value) -> int | None:
+    exponent = values[value.inputs[1]].const
+    if exponent is None or exponent.shape != () or exponent.dtype.kind not in "iuf":
+        return None
+    number = float(exponent)
+    if number.is_integer() and int(number) in _UNROLLED_EXPONENTS:
+        return int(number)
+    return None
+
+
+def _fusable(values: list[_Value], value: _Value) -> bool:
+    """Whether a generated kernel computes exactly what the reference kernel computes."""
+    if value.op not in _FUSABLE or value.dtype not in FUSABLE_DTYPES:
+        return False
+    input_dtypes = [values[i].dtype for i in value.inputs]
+    if any(d not in FUSABLE_DTYPES for d in input_dtypes):
+        return False
+    if value.op == "pow":
+        # Only x ** k for small integer k, computed in x's own dtype.
+        return value.dtype == input_dtypes[0] and _unrolled_exponent(values, value) is not None
+    if value.dtype == np.bool_ and value.op not in ("add", "mul", "astype", *_COMPARE):
+        return False  # NumPy rejects or specially treats these on booleans
+    if value.op in ("div", "sqrt"):
+        return value.dtype.kind == "f"
+    return True
+
+
+_COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+def plan_program(
+    nodes: Sequence[Any],
+    outputs: Sequence[int],
+    kernels: Any,
+) -> ProgramPlan:
+    """Plan a program's nodes (topologically ordered) into steps; see the module docstring."""
+    values, output_values = _lower(nodes, outputs)
+    count = len(values)
+    consumers: list[list[int]] = [[] for _ in range(count)]
+    for index, value in enumerate(values):
+        for source in dict.fromkeys(value.inputs):
+            consumers[source].append(index)
+    is_output = [False] * count
+    for index in output_values:
+        is_output[index] = True
+    computed = [v.op not in ("input", "const") for v in values]
+    fusable = [computed[i] and _fusable(values, v) for i, v in enumerate(values)]
+
+    # A fusable value joins its single consumer's group; roots are the values that do not.
+    absorbed = [
+        fusable[i]
+        and not is_output[i]
+        and len(consumers[i]) == 1
+        and fusable[consumers[i][0]]
+        for i in range(count)
+    ]
+
+    # Views (reshape, transpose) share their input's storage: track storage roots.
+    storage = list(range(count))
+    for index, value in enumerate(values):
+        if value.op in ("reshape", "transpose"):
+            storage[index] = storage[value.inputs[0]]
+    last_use = list(range(count))
+    fresh = [False] * count
+    for index, value in enumerate(values):
+        for source in value.inputs:
+            root = storage[source]
+            last_use[root] = max(last_use[root], index)
+    for index in output_values:
+        fresh[storage[index]] = True
+
+    steps: list[_UfuncStep | _KernelStep] = []
+    slots: list[tuple[tuple[int, ...], np.dtype]] = []
+    slot_of: dict[int, int] = {}
+    free: list[int] = []
+    live: list[int] = []  # storage roots currently holding a slot
+
+    def take_slot(index: int) -> int | None:
+        value = values[index]
+        if fresh[index]:
+            return None
+        # Values whose last reader is this step are dead once it has read them: an
+        # element-wise ufunc may overwrite its own input, so their slots are free here.
+        for root in [r for r in live if last_use[r] <= index]:
+            live.remove(root)
+            free.append(slot_of[root])
+        for position, slot in enumerate(free):
+            if slots[slot] == (value.shape, value.dtype):
+                del free[position]
+                break
+        else:
+            slots.append((value.shape, value.dtype))
+            slot = len(slots) - 1
+        slot_of[index] = slot
+        live.append(index)
+        return slot
+
+    for index, value in enumerate(values):
+        if not computed[index] or absorbed[index]:
+            continue
+        if fusable[index]:
+            members = _group(values, absorbed, index)
+            if len(members) > 1:
+                ufunc, arguments = _fused_kernel(values, members)
+            else:
+                ufunc, arguments = _single_ufunc(values, value)
+            slot = take_slot(index)
+            steps.append(
+                _UfuncStep(
+                    ufunc, arguments, index, slot, value.shape, value.dtype, len(members) > 1
+                )
+            )
+        elif value.op in _UFUNCS:
+            ufunc, arguments = _single_ufunc(values, value)
+            slot = take_slot(index)
+            steps.append(_UfuncStep(ufunc, arguments, index, slot, value.shape, value.dtype))
+        else:
+            steps.append(_KernelStep(_bind_kernel(kernels, value), value.inputs, index))
+
+    inputs = tuple((i, v.attrs["name"]) for i, v in enumerate(values) if v.op == "input")
+    return ProgramPlan(values, inputs, tuple(steps), tuple(output_values), tuple(slots))
+
+
+def _group(values: list[_Value], absorbed: list[bool], root: int) -> list[int]:
+    """The values of root's fused group, in topological (index) order."""
+    members, pending = set(), [root]
+    while pending:
+        index = pending.pop()
+        members.add(index)
+        pending.extend(i for i in values[index].inputs if absorbed[i] and i not in members)
+    return sorted(members)
+
+
+def _single_ufunc(values: list[_Value], value: _Value) -> tuple[Callable[..., Any], tuple[int, ...]]:
+    """A lone element-wise value as its NumPy ufunc (relu as ``maximum(x, 0)``)."""
+    if value.op == "relu":
+        zero = len(values)
+        values.append(_Value("const", (), (), value.dtype, {}, np.zeros((), value.dtype)))
+        return np.maximum, (value.inputs[0], zero)
+    if value.op == "astype":
+        return _cast_into, value.inputs
+    return _UFUNCS[value.op], value.inputs
+
+
+def _cast_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    np.copyto(out, x, casting="unsafe")
+    return out
+
+
+def _fused_kernel(values: list[_Value], members: list[int]) -> tuple[np.ufunc, tuple[int, ...]]:
+    """Generate (or reuse) the kernel of a group; returns it with its argument values."""
+    position = {index: n for n, index in enumerate(members)}
+    arguments: dict[int, int] = {}
+    terms = []
+    for index in members:
+        value = values[index]
+        refs: list[tuple[str, object]] = []
+        for source in value.inputs:
+            const = values[source].const
+            if source in position:
+                refs.append(("t", position[source]))
+            elif const is not None and const.shape == () and const.dtype in FUSABLE_DTYPES:
+                refs.append(("c", literal(const)))
+            else:
+                refs.append(("a", arguments.setdefault(source, len(arguments))))
+        exponent = _unrolled_exponent(values, value) if value.op == "pow" else None
+        if exponent is not None:
+            refs = refs[:1]
+        terms.append(
+            FusedTerm(
+                value.op,
+                tuple(refs),
+                tuple(values[i].dtype for i in value.inputs),
+                value.dtype,
+                exponent,
+            )
+        )
+    argument_dtypes = tuple(values[i].dtype for i in arguments)
+    ufunc = compiled_kernel(kernel_source(tuple(terms), argument_dtypes))
+    return ufunc, tuple(arguments)
+
+
+# ---------------------------------------------------------------------------------------------
+# The plan cache: one plan per (program object, input shapes and dtypes).
+
+
+@dataclass(frozen=True)
+class FusionStats:
+    """Counters (never timings) that show plans and kernels being reused."""
+
+    plans_built: int
+    plans_reused: int
+    kernels_compiled: int
+    kernels_reused: int
+
+
+class _PlanCache:
+    """Plans keyed by program identity, dropped when the program is garbage collected."""
+
+    def __init__(self) -> None:
+        self._plans: dict[int, tuple[Any, dict[tuple[Any, ...], ProgramPlan]]] = {}
+        self._lock = threading.Lock()
+        self.built = 0
+        self.reused = 0
+
+    def _forget(self, key: int) -> None:
+        with self._lock:
+            self._plans.pop(key, None)
+
+    def get(self, program: Any, signature: tuple[Any, ...], kernels: Any) -> ProgramPlan:
+        key = id(program)
+        with self._lock:
+            entry = self._plans.get(key)
+            plan = entry[1].get(signature) if entry is not None else None
+            if plan is not None:
+                self.reused += 1
+                return plan
+        # Planning compiles kernels (seconds at worst): done outside the cache lock, with the
+        # kernel cache's own lock keeping each kernel compiled once. Two threads racing to
+        # plan the same program build equal plans; the first one stored wins.
+        plan = plan_program(program.nodes, program.outputs, kernels)
+        with self._lock:
+            entry = self._plans.get(key)
+            if entry is None:
+                try:
+                    holder: Any = weakref.ref(program, lambda _: self._forget(key))
+                except TypeError:
+                    holder = program  # not weak-referenceable: keep it alive, id stays valid
+                entry = self._plans[key] = (holder, {})
+            stored = entry[1].setdefault(signature, plan)
+            if stored is plan:
+                self.built += 1
+            else:
+                self.reused += 1
+            return stored
+
+
+_plans = _PlanCache()
+
+
+def stats() -> FusionStats:
+    """How many plans were built and reused, and kernels compiled and reused, so far."""
+    return FusionStats(
+        _plans.built, _plans.reused, kernel_counters.compiled, kernel_counters.reused
+    )
+
+
+def run_planned(program: Any, arrays: Mapping[str, np.ndarray], kernels: Any) -> list[np.ndarray]:
+    """Run a captured program through its cached plan (built on first use).
+
+    ``program`` has ``nodes`` and ``outputs`` as in ``capture.Program``; ``arrays`` maps each
+    input name to an array of the recorded shape and dtype.
+    """
+    signature = tuple(
+        (name, array.shape, array.dtype.str) for name, array in sorted(arrays.items())
+    )
+    return _plans.get(program, signature, kernels).run(arrays)

@@ -1,0 +1,242 @@
+"""Source generation and compilation of fused element-wise kernels.
+
+A fused group of element-wise nodes becomes one scalar Python function, compiled by
+``numba.vectorize`` into a real NumPy ufunc, so it broadcasts, accepts ``out=`` and costs one
+pass over memory. Each distinct source is compiled once per process (``compiled_kernel``
+caches it under a lock) and, when a writable cache folder exists, once per machine: the
+source is written to a file named by its hash so Numba's ``cache=True`` can find it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "FUSABLE_DTYPES",
+    "FusedTerm",
+    "kernel_source",
+    "compiled_kernel",
+    "kernel_cache_dir",
+    "KernelCounters",
+    "kernel_counters",
+]
+
+#: Dtypes a generated kernel may read or write: the runtime's dtypes, spelled for Numba.
+FUSABLE_DTYPES: dict[np.dtype, str] = {
+    np.dtype(np.bool_): "boolean",
+    np.dtype(np.int64): "int64",
+    np.dtype(np.float32): "float32",
+    np.dtype(np.float64): "float64",
+}
+
+_CAST = {
+    np.dtype(np.bool_): "np.bool_",
+    np.dtype(np.int64): "np.int64",
+    np.dtype(np.float32): "np.float32",
+    np.dtype(np.float64): "np.float64",
+}
+
+_BINARY_SYMBOL = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "div": "/",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+}
+_COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
+
+
+@dataclass(frozen=True)
+class FusedTerm:
+    """One node of a fused group, in the order the kernel computes them.
+
+    ``inputs`` name earlier terms (``("t", i)``), kernel arguments (``("a", j)``) or inlined
+    0-d constants (``("c", repr)`` where repr is already a typed Numba literal). ``exponent``
+    is set for ``pow`` by a small integer constant, unrolled into multiplications.
+    """
+
+    op: str
+    inputs: tuple[tuple[str, object], ...]
+    input_dtypes: tuple[np.dtype, ...]
+    dtype: np.dtype
+    exponent: int | None = None
+
+
+def literal(value: np.ndarray) -> str:
+    """A 0-d constant as a Numba literal of its exact dtype (so float32 math stays float32)."""
+    dtype = value.dtype
+    if dtype == np.bool_:
+        return "True" if bool(value) else "False"
+    if dtype.kind == "f":
+        number = float(value)
+        if math.isnan(number):
+            text = "np.nan"
+        elif math.isinf(number):
+            text = "np.inf" if number > 0 else "-np.inf"
+        else:
+            # repr of a float64 round-trips exactly, also for a float32 value widened to it.
+            text = repr(number)
+        return f"{_CAST[dtype]}({text})"
+    return f"{_CAST[dtype]}({int(value)})"
+
+
+def _operand(ref: tuple[str, object]) -> str:
+    kind, what = ref
+    if kind == "t":
+        return f"t{what}"
+    if kind == "a":
+        return f"a{what}"
+    return str(what)
+
+
+def _cast(expr: str, source: np.dtype, target: np.dtype) -> str:
+    return expr if source == target else f"{_CAST[target]}({expr})"
+
+
+def _term_expression(term: FusedTerm) -> str:
+    operands = [_operand(ref) for ref in term.inputs]
+    target = term.dtype
+    op = term.op
+    if op in _COMPARISONS:
+        common = np.result_type(*term.input_dtypes)
+        left, right = (_cast(x, d, common) for x, d in zip(operands, term.input_dtypes))
+        return f"{left} {_BINARY_SYMBOL[op]} {right}"
+    if op in _BINARY_SYMBOL:
+        left, right = (_cast(x, d, target) for x, d in zip(operands, term.input_dtypes))
+        return f"{_CAST[target]}({left} {_BINARY_SYMBOL[op]} {right})"
+    (x,) = operands[:1]
+    x = _cast(x, term.input_dtypes[0], target)
+    if op == "neg":
+        return f"-{x}"
+    if op == "abs":
+        return f"abs({x})"
+    if op == "relu":
+        # np.maximum(x, 0) propagates NaN: "not (x < 0)" keeps NaN where "x > 0" would not.
+        return f"{x} if not ({x} < {_CAST[target]}(0)) else {_CAST[target]}(0)"
+    if op == "sqrt":
+        return f"np.sqrt({x})"
+    if op == "astype":
+        return x
+    if op == "pow" and term.exponent is not None:
+        return " * ".join([x] * term.exponent)
+    raise ValueError(f"operation {op!r} cannot be fused")
+
+
+def kernel_source(terms: tuple[FusedTerm, ...], argument_dtypes: tuple[np.dtype, ...]) -> str:
+    """The module source of one fused kernel; the last term is the kernel's result."""
+    arguments = ", ".join(f"a{j}" for j in range(len(argument_dtypes)))
+    body = [
+        f"    t{i} = {_CAST[term.dtype]}({_term_expression(term)})" for i, term in enumerate(terms)
+    ]
+    result = FUSABLE_DTYPES[terms[-1].dtype]
+    signature = f"{result}({', '.join(FUSABLE_DTYPES[d] for d in argument_dtypes)})"
+    return "\n".join(
+        [
+            '"""Fused element-wise kernel generated by dispatch_lint.runtime.fusion."""',
+            "import numba",
+            "import numpy as np",
+            "",
+            "",
+            f"def kernel({arguments}):",
+            *body,
+            f"    return t{len(terms) - 1}",
+            "",
+            "",
+            f"ufunc = numba.vectorize([{signature!r}], cache=CACHE)(kernel).ufunc",
+            "",
+        ]
+    )
+
+
+@dataclass
+class KernelCounters:
+    """How many fused kernels this process compiled (or loaded from Numba's disk cache) and
+    how many times an already compiled one was handed out again."""
+
+    compiled: int = 0
+    reused: int = 0
+
+
+_kernels: dict[str, np.ufunc] = {}
+_kernels_lock = threading.Lock()
+kernel_counters = KernelCounters()
+_UNSET = object()
+_cache_dir: object = _UNSET
+
+
+def kernel_cache_dir() -> Path | None:
+    """Where generated kernel sources live so Numba can cache their machine code, or None.
+
+    ``DISPATCH_LINT_KERNEL_CACHE`` wins; else the user cache folder; else the temp folder.
+    """
+    global _cache_dir
+    if _cache_dir is _UNSET:
+        candidates = []
+        if os.environ.get("DISPATCH_LINT_KERNEL_CACHE"):
+            candidates.append(Path(os.environ["DISPATCH_LINT_KERNEL_CACHE"]))
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        candidates.append(Path(base) / "dispatch-lint" / "fused-kernels")
+        candidates.append(Path(tempfile.gettempdir()) / f"dispatch-lint-{os.getuid()}-kernels")
+        _cache_dir = None
+        for folder in candidates:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                continue
+            if os.access(folder, os.W_OK):
+                _cache_dir = folder
+                break
+    return _cache_dir  # type: ignore[return-value]
+
+
+def _build(source: str) -> np.ufunc:
+    digest = hashlib.sha256(source.encode()).hexdigest()[:20]
+    folder = kernel_cache_dir()
+    if folder is None:
+        namespace: dict[str, object] = {"CACHE": False}
+        exec(compile(source, f"<fused kernel {digest}>", "exec"), namespace)
+        return namespace["ufunc"]  # type: ignore[return-value]
+    path = folder / f"fused_{digest}.py"
+    if not path.exists():
+        # Written once and never rewritten: Numba's cache index is keyed by the file's stamp.
+        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        partial.write_text(source)
+        os.replace(partial, path)
+    spec = importlib.util.spec_from_file_location(f"dispatch_lint_fused_{digest}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    module.CACHE = True  # type: ignore[attr-defined]
+    spec.loader.exec_module(module)
+    return module.ufunc  # type: ignore[no-any-return]
+
+
+def compiled_kernel(source: str) -> np.ufunc:
+    """The ufunc of a generated kernel source, compiled at most once per process."""
+    kernel = _kernels.get(source)
+    if kernel is not None:
+        with _kernels_lock:
+            kernel_counters.reused += 1
+        return kernel
+    with _kernels_lock:
+        kernel = _kernels.get(source)
+        if kernel is None:
+            kernel = _build(source)
+            _kernels[source] = kernel
+            kernel_counters.compiled += 1
+        else:
+            kernel_counters.reused += 1
+        return kernel
