@@ -1,1 +1,59 @@
-"""The dispatch tensor runtime (being built: see issue 2)."""
+"""The dispatch tensor runtime: NumPy and Numba backends, Autodiff, Capture, with guards.
+
+    from dispatch_lint import runtime as dispatch
+
+    x = dispatch.tensor([1.0, 2.0], device=dispatch.Autodiff(dispatch.NumPy())).require_grad()
+    grads = (x * x).sum().backward()
+    x.grad(grads)                                   # tensor([2., 4.])
+
+    p = dispatch.placeholder((2,), name="x")        # a capture tensor on a fresh Capture()
+    program = dispatch.export((p * p).sum())
+    program.run({"x": [1.0, 2.0]})                  # tensor(5.)
+    (p * p).sum().backward()                        # CaptureAutodiffError (DL001)
+
+Importing this package never imports the linter (libcst, rich): it is meant for training code.
+"""
+
+from __future__ import annotations
+
+from dispatch_lint.runtime import errors, guards
+from dispatch_lint.runtime.autodiff import Gradients
+from dispatch_lint.runtime.capture import Program, export, replay
+from dispatch_lint.runtime.devices import Autodiff, Capture, Device, Numba, NumPy, device
+from dispatch_lint.runtime.guards import is_capture
+from dispatch_lint.runtime.tensor import (
+    Tensor,
+    arange,
+    from_numpy,
+    full,
+    ones,
+    placeholder,
+    rand,
+    tensor,
+    zeros,
+)
+
+__all__ = [
+    "Tensor",
+    "Program",
+    "Gradients",
+    "Device",
+    "NumPy",
+    "Numba",
+    "Capture",
+    "Autodiff",
+    "device",
+    "tensor",
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "rand",
+    "from_numpy",
+    "placeholder",
+    "export",
+    "replay",
+    "is_capture",
+    "errors",
+    "guards",
+]

@@ -15,14 +15,13 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place.
 
-Plans are cached per program object (a weak reference keyed by ``id``); workspaces are pooled
-per plan so that threads running the same plan never share a buffer.
+Plans are cached in the program's own ``cache`` dict; workspaces are pooled per plan so that
+threads running the same plan never share a buffer.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -177,8 +176,10 @@ class ProgramPlan:
         with self._pool_lock:
             workspace = self._pool.pop() if self._pool else [None] * len(self.slots)
         try:
-            for step in self.steps:
-                step.execute(values, workspace)
+            # As the reference interpreter: IEEE results (inf, nan) without warnings.
+            with np.errstate(all="ignore"):
+                for step in self.steps:
+                    step.execute(values, workspace)
         finally:
             with self._pool_lock:
                 self._pool.append(workspace)
@@ -411,7 +412,7 @@ def _fused_kernel(values: list[_Value], members: list[int]) -> tuple[np.ufunc, t
 
 
 # ---------------------------------------------------------------------------------------------
-# The plan cache: one plan per (program object, input shapes and dtypes).
+# The plan cache: one plan per (program, input shapes and dtypes), kept in ``program.cache``.
 
 
 @dataclass(frozen=True)
@@ -424,64 +425,54 @@ class FusionStats:
     kernels_reused: int
 
 
-class _PlanCache:
-    """Plans keyed by program identity, dropped when the program is garbage collected."""
-
-    def __init__(self) -> None:
-        self._plans: dict[int, tuple[Any, dict[tuple[Any, ...], ProgramPlan]]] = {}
-        self._lock = threading.Lock()
-        self.built = 0
-        self.reused = 0
-
-    def _forget(self, key: int) -> None:
-        with self._lock:
-            self._plans.pop(key, None)
-
-    def get(self, program: Any, signature: tuple[Any, ...], kernels: Any) -> ProgramPlan:
-        key = id(program)
-        with self._lock:
-            entry = self._plans.get(key)
-            plan = entry[1].get(signature) if entry is not None else None
-            if plan is not None:
-                self.reused += 1
-                return plan
-        # Planning compiles kernels (seconds at worst): done outside the cache lock, with the
-        # kernel cache's own lock keeping each kernel compiled once. Two threads racing to
-        # plan the same program build equal plans; the first one stored wins.
-        plan = plan_program(program.nodes, program.outputs, kernels)
-        with self._lock:
-            entry = self._plans.get(key)
-            if entry is None:
-                try:
-                    holder: Any = weakref.ref(program, lambda _: self._forget(key))
-                except TypeError:
-                    holder = program  # not weak-referenceable: keep it alive, id stays valid
-                entry = self._plans[key] = (holder, {})
-            stored = entry[1].setdefault(signature, plan)
-            if stored is plan:
-                self.built += 1
-            else:
-                self.reused += 1
-            return stored
+@dataclass
+class _PlanCounters:
+    built: int = 0
+    reused: int = 0
 
 
-_plans = _PlanCache()
+_plan_counters = _PlanCounters()
+# Guards every program's plan table (``program.cache["fusion.plans"]``) and the counters.
+_plans_lock = threading.Lock()
+
+
+def _plan_for(program: Any, signature: tuple[Any, ...], kernels: Any) -> ProgramPlan:
+    with _plans_lock:
+        plans = program.cache.setdefault("fusion.plans", {})
+        plan = plans.get(signature)
+        if plan is not None:
+            _plan_counters.reused += 1
+            return plan
+    # Planning may compile kernels (a second or so each): done outside this lock, with the
+    # kernel cache's own lock compiling each kernel once. Two threads racing to plan the same
+    # program build equal plans; the first one stored wins.
+    plan = plan_program(program.nodes, program.outputs, kernels)
+    with _plans_lock:
+        stored = plans.setdefault(signature, plan)
+        if stored is plan:
+            _plan_counters.built += 1
+        else:
+            _plan_counters.reused += 1
+        return stored
 
 
 def stats() -> FusionStats:
     """How many plans were built and reused, and kernels compiled and reused, so far."""
     return FusionStats(
-        _plans.built, _plans.reused, kernel_counters.compiled, kernel_counters.reused
+        _plan_counters.built,
+        _plan_counters.reused,
+        kernel_counters.compiled,
+        kernel_counters.reused,
     )
 
 
 def run_planned(program: Any, arrays: Mapping[str, np.ndarray], kernels: Any) -> list[np.ndarray]:
     """Run a captured program through its cached plan (built on first use).
 
-    ``program`` has ``nodes`` and ``outputs`` as in ``capture.Program``; ``arrays`` maps each
-    input name to an array of the recorded shape and dtype.
+    ``program`` is a ``capture.Program`` (its ``cache`` dict holds the plans); ``arrays`` maps
+    each input name to an array of the recorded shape and dtype.
     """
     signature = tuple(
         (name, array.shape, array.dtype.str) for name, array in sorted(arrays.items())
     )
-    return _plans.get(program, signature, kernels).run(arrays)
+    return _plan_for(program, signature, kernels).run(arrays)

@@ -1,12 +1,19 @@
 """pytest plugin (entry point ``pytest11``): ``pytest --dispatch-guards=MODE``.
 
-Owned by the runtime; registered by pyproject.toml. The mode switch lands with guards.py.
+Runs every test (setup, call and teardown) with the runtime's guards in ``MODE``; without the
+option the mode is whatever ``DISPATCH_LINT_GUARDS`` says. The runtime is imported only when
+the option is given, so the plugin costs nothing otherwise.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
 
-def pytest_addoption(parser):  # type: ignore[no-untyped-def]
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dispatch-lint")
     group.addoption(
         "--dispatch-guards",
@@ -15,3 +22,22 @@ def pytest_addoption(parser):  # type: ignore[no-untyped-def]
         choices=("raise", "strict", "off"),
         help="run the tests with dispatch_lint.runtime guards in this mode",
     )
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    mode = config.getoption("--dispatch-guards")
+    return f"dispatch-lint guards: {mode}" if mode else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Iterator[None]:
+    mode = item.config.getoption("--dispatch-guards")
+    if not mode:
+        yield
+        return
+    from dispatch_lint.runtime import guards
+
+    # A context-local mode set around the whole protocol, so that a test that changes the
+    # mode itself cannot leak it into the next test.
+    with guards.mode(mode):
+        yield

@@ -1,0 +1,208 @@
+"""The runtime's errors: one class per rule of the catalog, raised the moment a rule is broken.
+
+Every class takes its rule id, name, first sentence and fix from ``dispatch_lint.catalog`` so
+that the runtime, the static rules and the docs can never drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import NamedTuple
+
+from dispatch_lint.catalog import RuleSpec
+from dispatch_lint.catalog import rule as catalog_rule
+
+__all__ = [
+    "Origin",
+    "DispatchError",
+    "CaptureAutodiffError",
+    "CaptureTransferError",
+    "CaptureDataError",
+    "CaptureAutodiffWarning",
+    "NestedAutodiffError",
+    "RequiresAutodiffError",
+    "AutodiffTransferError",
+    "DeviceMismatchError",
+    "CaptureGuardError",
+    "ERRORS_BY_RULE",
+]
+
+
+class Origin(NamedTuple):
+    """A place in the user's code: where a capture tensor (or device) was created."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+# Frames inside the package are library plumbing; an origin must point at the user's line.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _is_internal(filename: str) -> bool:
+    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen ")
+
+
+def user_frame_depth() -> int:
+    """How many frames above the caller the first frame outside ``dispatch_lint/`` is.
+
+    Used as ``stacklevel`` for warnings so that they point at the user's line.
+    """
+    frame = sys._getframe(1)
+    depth = 1
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+        depth += 1
+    return depth
+
+
+def user_origin() -> Origin | None:
+    """The innermost frame of the current call stack that is not inside ``dispatch_lint/``."""
+    frame = sys._getframe(1)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return Origin(frame.f_code.co_filename, frame.f_lineno)
+
+
+class DispatchError(RuntimeError):
+    """Base class of every runtime guard error.
+
+    ``rule`` and ``rule_name`` identify the catalog rule; ``origin`` is where the capture
+    tensor involved (or the capture tensor it was computed from) was created in the user's
+    code, or None when no capture tensor is involved or origins are not recorded (mode off).
+    """
+
+    rule: str = ""
+    rule_name: str = ""
+
+    def __init__(self, what: str, origin: Origin | None = None) -> None:
+        self.origin = origin
+        self.what = what
+        super().__init__(self._compose(what, origin))
+
+    @classmethod
+    def spec(cls) -> RuleSpec:
+        return catalog_rule(cls.rule)
+
+    def _compose(self, what: str, origin: Origin | None) -> str:
+        spec = self.spec()
+        parts = [f"{spec.message}: {what}."]
+        if origin is not None:
+            parts.append(f"The capture tensor was created at {origin}.")
+        parts.append(f"[{spec.id} {spec.name}] Fix: {spec.fix}.")
+        message = " ".join(parts)
+        _record_trip(spec.id, origin)
+        return message
+
+
+class CaptureAutodiffError(DispatchError):
+    """DL001: an autodiff call (backward, require_grad, grad, inner) on a capture tensor."""
+
+    rule = "DL001"
+    rule_name = catalog_rule("DL001").name
+
+
+class CaptureTransferError(DispatchError):
+    """DL002: a capture tensor moved off its own capture device."""
+
+    rule = "DL002"
+    rule_name = catalog_rule("DL002").name
+
+
+class CaptureDataError(DispatchError):
+    """DL003: a capture tensor's data was read (it has none)."""
+
+    rule = "DL003"
+    rule_name = catalog_rule("DL003").name
+
+
+class CaptureAutodiffWarning(DispatchError, UserWarning):
+    """DL004: an Autodiff device built over a capture device.
+
+    Warned in guard mode ``raise``; raised in mode ``strict``.
+    """
+
+    rule = "DL004"
+    rule_name = catalog_rule("DL004").name
+
+
+class NestedAutodiffError(DispatchError):
+    """DL005: Autodiff wrapping an autodiff device."""
+
+    rule = "DL005"
+    rule_name = catalog_rule("DL005").name
+
+
+class RequiresAutodiffError(DispatchError):
+    """DL006: an autodiff call on a tensor on a plain (NumPy or Numba) device."""
+
+    rule = "DL006"
+    rule_name = catalog_rule("DL006").name
+
+
+class AutodiffTransferError(DispatchError):
+    """DL007: ``.to_device()`` between an autodiff and a non-autodiff device."""
+
+    rule = "DL007"
+    rule_name = catalog_rule("DL007").name
+
+
+class DeviceMismatchError(DispatchError):
+    """DL008: a binary operation on tensors that live on different devices."""
+
+    rule = "DL008"
+    rule_name = catalog_rule("DL008").name
+
+
+class CaptureGuardError(CaptureAutodiffError):
+    """A guard (``ensure_not_capture``, ``@no_capture``, ``training()``) saw a capture tensor.
+
+    Rule DL001: guards protect code that trains, and capture tensors cannot be trained.
+    It subclasses ``CaptureAutodiffError`` so that handlers for DL001 also catch it.
+    """
+
+
+#: The error class of each catalog rule, by id.
+ERRORS_BY_RULE: dict[str, type[DispatchError]] = {
+    cls.rule: cls
+    for cls in (
+        CaptureAutodiffError,
+        CaptureTransferError,
+        CaptureDataError,
+        CaptureAutodiffWarning,
+        NestedAutodiffError,
+        RequiresAutodiffError,
+        AutodiffTransferError,
+        DeviceMismatchError,
+    )
+}
+
+# DISPATCH_LINT_TRIPS=FILE: every guard error appends one JSON line to FILE, so that a test
+# harness can compare what really happened at run time with what the analyzer predicted.
+_TRIPS_ENV = "DISPATCH_LINT_TRIPS"
+
+
+def _record_trip(rule_id: str, origin: Origin | None) -> None:
+    path = os.environ.get(_TRIPS_ENV)
+    if not path:
+        return
+    sink = user_origin()
+    entry = {
+        "rule": rule_id,
+        "file": sink.file if sink else None,
+        "line": sink.line if sink else None,
+        "origin": {"file": origin.file, "line": origin.line} if origin else None,
+    }
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+    except OSError:
+        # The trip log is a diagnostic aid; failing to write it must not mask the real error.
+        pass
