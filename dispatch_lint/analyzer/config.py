@@ -120,15 +120,17 @@ def selected_rules(select: Iterable[str], ignore: Iterable[str]) -> frozenset[st
 
     As in ruff, the most specific selector decides (``select=["DL"]``, ``ignore=["DL00"]``,
     ``select`` also holding ``"DL001"`` keeps DL001); on a tie, ignoring wins. DL000 (the file
-    does not parse, so nothing in it was checked) stays on unless a selector ignores it.
+    does not parse, so nothing in it was checked) stays on unless ``ignore`` names it exactly:
+    a prefix such as ``DL`` or ``DL00`` must not hide that whole files went unchecked.
     """
     select, ignore = tuple(select), tuple(ignore)
     enabled = set()
     for rule_id in RULES_BY_ID:
         chosen = max((len(s) for s in select if _matches(s, rule_id)), default=-1)
         dropped = max((len(s) for s in ignore if _matches(s, rule_id)), default=-1)
-        if rule_id == "DL000" and dropped < 0:
-            enabled.add(rule_id)
+        if rule_id == "DL000":
+            if "DL000" not in ignore:
+                enabled.add(rule_id)
         elif chosen > dropped:
             enabled.add(rule_id)
     return frozenset(enabled)
