@@ -132,10 +132,10 @@ def _vjp_matmul(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     g2 = g
-    if a.ndim == 1:
-        g2 = np.expand_dims(g2, -2)
     if b.ndim == 1:
         g2 = np.expand_dims(g2, -1)
+    if a.ndim == 1:
+        g2 = np.expand_dims(g2, -2)
     grad_a = grad_b = None
     if node.parents[0] is not None:
         grad_a = unbroadcast(np.matmul(g2, np.swapaxes(b2, -1, -2)), a2.shape).reshape(a.shape)
