@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import math
 import os
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -220,6 +221,8 @@ def _build(source: str) -> np.ufunc:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     module.CACHE = True  # type: ignore[attr-defined]
+    # Numba's disk cache re-imports the kernel's module by name when it loads machine code.
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module.ufunc  # type: ignore[no-any-return]
 
