@@ -33,6 +33,8 @@ __all__ = ["write_text", "write_statistics", "summary_line", "source_lines"]
 
 # CPython's line ends; str.splitlines() would also split on form feeds and other separators.
 _LINE_END = re.compile(r"\r\n|\r|\n")
+#: Source lines longer than this are shown as a window of this many characters.
+_EXCERPT_WIDTH = 120
 
 
 def source_lines(source: bytes) -> list[str]:
@@ -98,17 +100,29 @@ def _excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[Text]:
 
     if not 1 <= diagnostic.line <= len(lines):
         return []
-    # Tabs become one space each so that the caret lines up under the column in any terminal.
-    line = lines[diagnostic.line - 1].replace("\t", " ")
+    # One character in, one character out, so that the caret stays under the column: tabs
+    # become spaces and control characters (NUL, stray binary) a replacement character.
+    line = "".join(
+        " " if c == "\t" else c if c.isprintable() else "\ufffd" for c in lines[diagnostic.line - 1]
+    )
     if not line.strip():
         return []
-    number = str(diagnostic.line)
-    gutter = " " * len(number)
     start = min(max(diagnostic.column, 1), len(line) + 1)
     if diagnostic.end_line == diagnostic.line and diagnostic.end_column > start:
         width = min(diagnostic.end_column, len(line) + 1) - start
     else:
         width = 1
+    if len(line) > _EXCERPT_WIDTH:
+        # A very long line (generated code, a 50,000-term expression) is shown as a window
+        # around the column.
+        left = max(0, min(start - 1 - _EXCERPT_WIDTH // 2, len(line) - _EXCERPT_WIDTH))
+        prefix = "..." if left > 0 else ""
+        suffix = "..." if left + _EXCERPT_WIDTH < len(line) else ""
+        line = prefix + line[left : left + _EXCERPT_WIDTH] + suffix
+        start = start - left + len(prefix)
+        width = max(1, min(width, _EXCERPT_WIDTH - (start - len(prefix) - 1)))
+    number = str(diagnostic.line)
+    gutter = " " * len(number)
     caret = Text(f" {gutter} | ", style="blue")
     caret.append(" " * (start - 1) + "^" * max(width, 1), style="bold red")
     source = Text(f" {number} | ", style="blue")
