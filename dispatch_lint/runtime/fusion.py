@@ -326,7 +326,8 @@ def plan_program(
         live.append(index)
         return slot
 
-    for index, value in enumerate(values):
+    # Only the lowered values: planning a lone relu appends its zero constant to ``values``.
+    for index, value in enumerate(values[:count]):
         if not computed[index] or absorbed[index]:
             continue
         if fusable[index]:

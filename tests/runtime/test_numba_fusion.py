@@ -1,0 +1,213 @@
+"""Replaying captured programs on ``Numba()``: same results as NumPy, planned once, fused.
+
+Compiles are kept few: the programs reuse the same shapes and constants, hypothesis runs a
+fixed (derandomized) set of examples, and fused kernels land in Numba's disk cache.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
+
+from dispatch_lint import runtime as dispatch
+from dispatch_lint.runtime import fusion
+from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
+from dispatch_lint.runtime.errors import DispatchError
+
+RNG = np.random.default_rng(20)
+INPUTS = {
+    "x": (RNG.standard_normal((4, 5)) * 2).astype(np.float32),
+    "y": (RNG.standard_normal((5,)) * 2).astype(np.float32),
+    "n": RNG.integers(-3, 4, size=(4, 1)).astype(np.int64),
+    "w": (RNG.standard_normal((5, 5))).astype(np.float64),
+}
+
+
+def placeholders(cap: dispatch.Device) -> list[dispatch.Tensor]:
+    return [
+        dispatch.placeholder(INPUTS[name].shape, device=cap, name=name, dtype=INPUTS[name].dtype)
+        for name in INPUTS
+    ]
+
+
+def inputs_of(program: dispatch.Program) -> dict[str, np.ndarray]:
+    return {name: INPUTS[name] for name in program.inputs}
+
+
+def assert_same(expected: object, actual: object) -> None:
+    expected_tensors = expected if isinstance(expected, tuple) else (expected,)
+    actual_tensors = actual if isinstance(actual, tuple) else (actual,)
+    assert len(actual_tensors) == len(expected_tensors)
+    for want, got in zip(expected_tensors, actual_tensors):
+        assert got.device == dispatch.Numba()
+        assert got.dtype == want.dtype
+        assert got.shape == want.shape
+        np.testing.assert_allclose(
+            got.numpy(), want.numpy(), rtol=2e-5, atol=1e-5, equal_nan=True
+        )
+
+
+UNARY = ["neg", "abs", "relu", "sqrt", "exp", "log", "tanh", "sigmoid"]
+BINARY = ["add", "sub", "mul", "div", "lt", "ge", "eq"]
+SCALARS = [2.0, 0.5, 3]
+
+
+def apply(op: str, a: dispatch.Tensor, b: object) -> dispatch.Tensor:
+    if op == "neg":
+        return -a
+    if op in UNARY:
+        return getattr(a, op)()
+    if op == "pow":
+        return a ** b
+    if op == "sum0":
+        return a.sum(axis=0)
+    if op == "mean_keep":
+        return a.mean(axis=-1, keepdims=True)
+    if op == "max":
+        return a.max()
+    if op == "matmul":
+        return a @ b
+    symbol = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__",
+              "lt": "__lt__", "ge": "__ge__", "eq": "__eq__"}[op]
+    return getattr(a, symbol)(b)
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> dispatch.Program:
+    cap = dispatch.Capture()
+    pool = placeholders(cap)
+    for _ in range(draw(st.integers(1, 7))):
+        op = draw(st.sampled_from([*UNARY, *BINARY, "pow", "sum0", "mean_keep", "max", "matmul"]))
+        a = draw(st.sampled_from(pool))
+        if op == "pow":
+            b: object = draw(st.sampled_from([2, 3]))
+        elif op == "matmul":
+            b = pool[3]  # w: (5, 5), so a @ w works for every a whose last dimension is 5
+        else:
+            b = draw(st.sampled_from([*pool, *SCALARS]))
+        try:
+            pool.append(apply(op, a, b))
+        except (DispatchError, TypeError, ValueError):
+            reject()  # an op the runtime refuses eagerly (shapes, bool arithmetic)
+    outputs = draw(st.lists(st.sampled_from(pool[4:]), min_size=1, max_size=2))
+    return dispatch.export(*outputs)
+
+
+@settings(
+    max_examples=30,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(programs())
+def test_replay_on_numba_equals_numpy(program: dispatch.Program) -> None:
+    arrays = inputs_of(program)
+    expected = program.run(arrays, device=dispatch.NumPy())
+    assert_same(expected, program.run(arrays, device=dispatch.Numba()))
+    # The second run goes through the cached plan and the reused workspace.
+    assert_same(expected, program.run(arrays, device=dispatch.Numba()))
+
+
+def arithmetic_chain() -> dispatch.Program:
+    cap = dispatch.Capture()
+    x, y, n, _ = placeholders(cap)
+    return dispatch.export(((x * 2.0 + y) * x - 3.0) / (y + 2.0) * x + y - n)
+
+
+def transcendental_chain() -> dispatch.Program:
+    cap = dispatch.Capture()
+    x = placeholders(cap)[0]
+    return dispatch.export(x.tanh().exp().sqrt().log())
+
+
+def test_arithmetic_chain_runs_as_one_fused_kernel() -> None:
+    program = arithmetic_chain()
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    assert len(plan.steps) == 1
+    assert plan.fused_kernels == 1
+    expected = program.run(inputs_of(program))
+    assert_same(expected, program.run(inputs_of(program), device=dispatch.Numba()))
+
+
+def test_transcendentals_run_as_numpy_ufuncs_in_one_reused_buffer() -> None:
+    program = transcendental_chain()
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    # tanh, exp and sqrt each overwrite the one workspace buffer; log writes the output.
+    assert (len(plan.steps), plan.fused_kernels, len(plan.slots)) == (4, 0, 1)
+    assert_same(program.run(inputs_of(program)), program.run(inputs_of(program), device="numba"))
+
+
+def test_second_run_reuses_the_plan_and_compiles_nothing() -> None:
+    program = arithmetic_chain()
+    arrays = inputs_of(program)
+    program.run(arrays, device=dispatch.Numba())
+    before = fusion.stats()
+    program.run(arrays, device=dispatch.Numba())
+    after = fusion.stats()
+    assert after.plans_built == before.plans_built
+    assert after.plans_reused == before.plans_reused + 1
+    assert after.kernels_compiled == before.kernels_compiled
+
+
+def test_the_same_chain_in_a_new_program_reuses_the_compiled_kernel() -> None:
+    arithmetic_chain().run(inputs_of(arithmetic_chain()), device=dispatch.Numba())
+    before = fusion.stats()
+    program = arithmetic_chain()
+    program.run(inputs_of(program), device=dispatch.Numba())
+    after = fusion.stats()
+    assert after.plans_built == before.plans_built + 1
+    assert after.kernels_compiled == before.kernels_compiled
+    assert after.kernels_reused == before.kernels_reused + 1
+
+
+def test_results_of_one_run_are_not_overwritten_by_the_next() -> None:
+    program = transcendental_chain()
+    first = program.run({"x": INPUTS["x"]}, device=dispatch.Numba()).numpy().copy()
+    kept = program.run({"x": INPUTS["x"]}, device=dispatch.Numba())
+    program.run({"x": INPUTS["x"] * 0.5}, device=dispatch.Numba())
+    np.testing.assert_array_equal(kept.numpy(), first)
+
+
+def test_an_intermediate_that_is_also_an_output_is_kept() -> None:
+    cap = dispatch.Capture()
+    x, y, _, _ = placeholders(cap)
+    shared = x * y + 1.0
+    program = dispatch.export(shared, (shared * shared - x).relu(), (shared > 0.0))
+    arrays = inputs_of(program)
+    assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
+
+
+def test_threads_running_one_program_get_their_own_results() -> None:
+    program = transcendental_chain()
+    scales = [0.25, 0.5, 1.0, 2.0]
+    expected = [program.run({"x": INPUTS["x"] * s}).numpy() for s in scales]
+    failures: list[str] = []
+
+    def worker(index: int) -> None:
+        for _ in range(20):
+            got = program.run({"x": INPUTS["x"] * scales[index]}, device=dispatch.Numba())
+            if not np.allclose(got.numpy(), expected[index], equal_nan=True):
+                failures.append(f"thread {index}")
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(scales))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sigmoid_and_pow_fuse_with_their_arithmetic_neighbours(dtype: str) -> None:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((4, 5), device=cap, name="x", dtype=dtype)
+    program = dispatch.export(((x * 3.0) ** 2).sigmoid() * 2.0 - 1.0)
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    # x*3, **2 and the sigmoid's "* 0.5" fuse; tanh runs alone; "+1, *0.5, *2, -1" fuse.
+    assert (len(plan.steps), plan.fused_kernels) == (3, 2)
+    arrays = {"x": INPUTS["x"].astype(dtype)}
+    assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
