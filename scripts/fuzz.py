@@ -36,6 +36,7 @@ import libcst
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from dispatch_lint.analyzer.api import lint_source
 from dispatch_lint.analyzer.engine import AnalysisResult, SourceFile, analyze
 from dispatch_lint.catalog import RULES_BY_ID
 
@@ -61,9 +62,10 @@ def compiles(source: bytes) -> bool:
 def check_source(source: bytes) -> AnalysisResult:
     """Analyze ``source`` as one file and assert everything a user relies on.
 
-    The analysis must return (not raise), report no internal error, flag DL000 exactly when
-    CPython refuses the file, give every finding a catalog rule with its catalog name, severity
-    and message, put it inside the file, and say the same thing when asked twice.
+    The analysis (the engine, and the library API's ``lint_source`` over it) must return, not
+    raise, report no internal error, flag DL000 exactly when CPython refuses the file, give
+    every finding a catalog rule with its catalog name, severity and message, put it inside
+    the file, and say the same thing when asked twice.
     """
     file = SourceFile(path=FUZZED_PATH, source=source, module="fuzzed")
     result = analyze([file])
@@ -90,6 +92,11 @@ def check_source(source: bytes) -> AnalysisResult:
 
     again = analyze([file])
     assert again.diagnostics == result.diagnostics, "two runs on the same file disagree"
+
+    # The library API adds selection and suppression comments (tokenizing broken files too):
+    # it may only drop findings, never raise.
+    through_api = lint_source(source, path=FUZZED_PATH)
+    assert set(through_api) <= set(result.diagnostics), "lint_source invented a finding"
     return result
 
 
@@ -118,64 +125,75 @@ class ProgramWriter:
     def pick(self, options: tuple[str, ...] | list[str]) -> str:
         return self.draw(st.sampled_from(options))  # type: ignore[return-value]
 
+    def fill(self, template: str, depth: int) -> str:
+        """Fill a template's fields, drawing only the parts the template uses (drawing them all
+        up front grows exponentially with depth)."""
+        makers: dict[str, Callable[[], str]] = {
+            "d": lambda: self.device(depth + 1),
+            "a": self.device_argument,
+            "i": lambda: self.tensor(depth + 1),
+            "o": lambda: self.tensor(depth + 1),
+            "n": lambda: self.pick(TENSORS),
+            "c": self.condition,
+            "h": lambda: self.pick(HELPERS),
+            "s": lambda: self.pick(DEVICE_STRINGS),
+            "v": lambda: self.pick(DEVICES),
+        }
+        fields = {key: make() for key, make in makers.items() if "{" + key + "}" in template}
+        return template.format(**fields)
+
     def device(self, depth: int = 0) -> str:
-        choices = [
+        templates = [
             "dispatch.NumPy()",
             "dispatch.Numba()",
             "dispatch.Capture()",
-            'dispatch.device("' + self.pick(DEVICE_STRINGS) + '")',
-            self.pick(DEVICES),
-            self.pick(TENSORS) + ".device",
+            'dispatch.device("{s}")',
+            "{v}",
+            "{n}.device",
         ]
         if depth < 2:
-            choices.append("dispatch.Autodiff(" + self.device(depth + 1) + ")")
-        return self.pick(choices)
+            templates.append("dispatch.Autodiff({d})")
+        return self.fill(self.pick(templates), depth)
 
     def device_argument(self) -> str:
-        if self.draw(st.booleans()):
-            return self.device()
-        return '"' + self.pick(DEVICE_STRINGS) + '"'
+        return self.fill(self.pick(["{d}", '"{s}"']), 0)
 
     def tensor(self, depth: int = 0) -> str:
-        name = self.pick(TENSORS)
         leaves = [
-            name,
-            f"dispatch.tensor([1.0, 2.0], device={self.device_argument()})",
-            f"dispatch.zeros((2,), device={self.device_argument()})",
-            f"dispatch.ones((2, 2), device={self.device()})",
-            f"dispatch.rand((2,), seed=0, device={self.device()})",
+            "{n}",
+            "{n}",
+            "dispatch.tensor([1.0, 2.0], device={a})",
+            "dispatch.zeros((2,), device={a})",
+            "dispatch.ones((2, 2), device={d})",
+            "dispatch.rand((2,), seed=0, device={d})",
             "dispatch.placeholder((2,))",
-            f'dispatch.placeholder((2,), device={self.device()}, name="x")',
+            'dispatch.placeholder((2,), device={d}, name="x")',
             "self.weight",
         ]
-        if depth >= 2:
-            return self.pick(leaves)
-        inner = self.tensor(depth + 1)
-        other = self.tensor(depth + 1)
         composites = [
-            f"{inner} + {other}",
-            f"({inner} * 2.0)",
-            f"({inner} @ {other})",
-            f"-{inner}",
-            f"dispatch.exp({inner})",
-            f"{inner}.sum(axis=0)",
-            f"{inner}.T",
-            f"{inner}.to_device({self.device_argument()})",
-            f"{inner}.inner()",
-            f"{inner}.require_grad()",
-            f"dispatch.Autodiff({self.device()}).wrap({inner})",
-            f"dispatch.replay([{inner}], {{}})",
-            f'dispatch.export({inner}).run({{"x": [1.0, 2.0]}})',
-            f"guards.ensure_not_capture({inner})",
-            f"{self.pick(HELPERS)}({inner}, {other})",
-            f"[{inner}, {other}][0]",
-            f'{{"k": {inner}}}["k"]',
-            f"(lambda v: v * 2.0)({inner})",
-            f"({name} := {inner})",
-            f"({inner} if {self.condition()} else {other})",
-            f"{inner}.grad({other}.backward())",
+            "{i} + {o}",
+            "({i} * 2.0)",
+            "({i} @ {o})",
+            "-{i}",
+            "dispatch.exp({i})",
+            "{i}.sum(axis=0)",
+            "{i}.T",
+            "{i}.to_device({a})",
+            "{i}.inner()",
+            "{i}.require_grad()",
+            "dispatch.Autodiff({d}).wrap({i})",
+            "dispatch.replay([{i}], {{}})",
+            'dispatch.export({i}).run({{"x": [1.0, 2.0]}})',
+            "guards.ensure_not_capture({i})",
+            "{h}({i}, {o})",
+            "[{i}, {o}][0]",
+            '{{"k": {i}}}["k"]',
+            "(lambda v: v * 2.0)({i})",
+            "({n} := {i})",
+            "({i} if {c} else {o})",
+            "{i}.grad({o}.backward())",
         ]
-        return self.pick(leaves + composites)
+        return self.fill(self.pick(leaves if depth >= 2 else leaves + composites), depth)
 
     def condition(self) -> str:
         name = self.pick(TENSORS)
@@ -226,8 +244,18 @@ class ProgramWriter:
             self.emit(indent, f"raise ValueError({self.pick(TENSORS)!r})")
 
     def statement(self, indent: int, depth: int) -> None:
-        simple = ["assign", "assign", "device", "sink", "sink", "unpack", "augment", "assert",
-                  "comprehension", "pass"]
+        simple = [
+            "assign",
+            "assign",
+            "device",
+            "sink",
+            "sink",
+            "unpack",
+            "augment",
+            "assert",
+            "comprehension",
+            "pass",
+        ]
         compound = ["if", "if_false", "for", "while", "try", "with", "match"]
         kinds = simple + (compound if depth < 3 and self.budget > 0 else [])
         kind = self.pick(kinds)
@@ -329,8 +357,24 @@ def grammar_programs() -> st.SearchStrategy[bytes]:
 # ---------------------------------------------------------------------------------------------
 # Mutated fixtures
 
-JUNK = (b"(", b")", b":", b"\t", b"\x00", b"\xff\xfe", b"yield", b"return", b"else:", b"    ",
-        b"\\", b"'''", b"\r", b"\xef\xbb\xbf", b"# -*- coding: latin-1 -*-\n", b"lambda: ")
+JUNK = (
+    b"(",
+    b")",
+    b":",
+    b"\t",
+    b"\x00",
+    b"\xff\xfe",
+    b"yield",
+    b"return",
+    b"else:",
+    b"    ",
+    b"\\",
+    b"'''",
+    b"\r",
+    b"\xef\xbb\xbf",
+    b"# -*- coding: latin-1 -*-\n",
+    b"lambda: ",
+)
 
 
 def fixture_sources() -> list[Path]:
@@ -340,9 +384,11 @@ def fixture_sources() -> list[Path]:
 
 def swap_statements(source: bytes, rng: random.Random) -> bytes:
     """Swap two statements of one block (module or indented body), keeping the rest intact."""
+    if not compiles(source):  # a mutant of a mutant may no longer parse; keep it as it is
+        return source
     try:
         module = libcst.parse_module(source)
-    except Exception:  # a mutant of a mutant may no longer parse; keep it as it is
+    except libcst.ParserSyntaxError:  # valid Python that libcst does not know yet
         return source
 
     class Collect(libcst.CSTVisitor):
@@ -381,8 +427,9 @@ def mutate(source: bytes, seed: int, count: int) -> bytes:
     for _ in range(count):
         lines = source.splitlines(keepends=True) or [b""]
         i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
-        kind = rng.choice(("delete", "duplicate", "swap_lines", "swap_statements", "truncate",
-                           "junk", "dedent"))
+        kind = rng.choice(
+            ("delete", "duplicate", "swap_lines", "swap_statements", "truncate", "junk", "dedent")
+        )
         if kind == "delete":
             del lines[i]
         elif kind == "duplicate":
@@ -439,13 +486,19 @@ class FoundFailure(Exception):
         self.kind, self.source, self.error = kind, source, error
 
 
-def run_batch(kind: str, strategy: st.SearchStrategy[bytes], examples: int,
-              stats: KindStats) -> None:
+def run_batch(
+    kind: str, strategy: st.SearchStrategy[bytes], examples: int, stats: KindStats
+) -> None:
     """Run ``examples`` fresh examples; raise FoundFailure with the shrunk input on failure."""
     failing: list[tuple[bytes, BaseException]] = []
 
-    @settings(max_examples=examples, deadline=None, database=None,
-              phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def one(source: bytes) -> None:
         try:
@@ -511,8 +564,10 @@ def main(argv: list[str] | None = None) -> int:
 
     for kind, kind_stats in stats.items():
         top = ", ".join(f"{rule} x{n}" for rule, n in sorted(kind_stats.rules.items()))
-        print(f"{kind:9} {kind_stats.examples:6} programs, {kind_stats.with_findings:5} with "
-              f"findings, {kind_stats.seconds:7.1f} s  [{top or 'no findings'}]")
+        print(
+            f"{kind:9} {kind_stats.examples:6} programs, {kind_stats.with_findings:5} with "
+            f"findings, {kind_stats.seconds:7.1f} s  [{top or 'no findings'}]"
+        )
     print("ok: the analyzer answered every program")
     return 0
 

@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_fuzz_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("dispatch_lint_fuzz", ROOT / "scripts" / "fuzz.py")
+    spec = importlib.util.spec_from_file_location(
+        "dispatch_lint_fuzz", ROOT / "scripts" / "fuzz.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
