@@ -79,21 +79,7 @@ def no_capture(function: F) -> F:
     def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if get_mode() == "off":
             return
-        named: list[tuple[str, Any]] = []
-        if signature is not None:
-            try:
-                named = list(signature.bind_partial(*args, **kwargs).arguments.items())
-            except TypeError:
-                named = []
-        if not named:
-            named = [(f"argument {i}", a) for i, a in enumerate(args)] + list(kwargs.items())
-        for name, value in named:
-            if isinstance(value, dict) and name in kwargs and signature is not None:
-                # **kwargs collected into one dict: report the real keyword.
-                for key, item in value.items():
-                    found = _first_capture(item)
-                    if found is not None:
-                        _refuse(label, key, found)
+        for name, value in _named_arguments(signature, args, kwargs):
             found = _first_capture(value)
             if found is not None:
                 _refuse(label, name, found)
@@ -113,6 +99,28 @@ def no_capture(function: F) -> F:
         return function(*args, **kwargs)
 
     return guarded  # type: ignore[return-value]
+
+
+def _named_arguments(
+    signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[tuple[str, Any]]:
+    """Each argument of a call with the parameter name it binds to (for the error message)."""
+    try:
+        bound = signature.bind(*args, **kwargs) if signature is not None else None
+    except TypeError:
+        bound = None  # the call itself is wrong; let the function raise its own TypeError
+    if bound is None:
+        return [(f"argument {i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+    named: list[tuple[str, Any]] = []
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            named.extend((f"{name}[{i}]", item) for i, item in enumerate(value))
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            named.extend(value.items())
+        else:
+            named.append((name, value))
+    return named
 
 
 def _refuse(label: str, name: str, t: Tensor) -> None:
