@@ -1,0 +1,102 @@
+"""``--trips FILE``: runtime guard trips confirm static findings or add what only the run saw."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from dispatch_lint.analyzer import cli, engine
+from dispatch_lint.analyzer.diagnostics import Diagnostic, TraceStep
+from dispatch_lint.analyzer.trips import CONFIRMED, RUNTIME_ONLY
+
+_real_analyze = engine.analyze
+
+
+def _sink_finder(files: Sequence[engine.SourceFile], settings: object = None) -> engine.AnalysisResult:
+    """A stand-in engine: DL001 on every line calling ``.backward()`` and nothing else."""
+    found = list(_real_analyze(files, None).diagnostics)
+    for file in files:
+        for number, line in enumerate(file.source.decode().splitlines(), 1):
+            column = line.find(".backward()")
+            if column >= 0:
+                found.append(
+                    Diagnostic(file.path, number, column + 1, "DL001", "capture-backward", "error",
+                               "Capture tensors do not support autodiff", number, column + 12,
+                               (TraceStep(file.path, number, column + 1, "reaches .backward()"),))
+                )
+    return engine.AnalysisResult(tuple(sorted(found)))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(engine, "analyze", _sink_finder)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(
+        "x = make()\n"
+        "x.backward()\n"
+        "y = helper(x)\n"
+        "y.numpy()\n"
+    )
+    return tmp_path
+
+
+def _trips(path: Path, *records: object) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:
+    code = cli.main(["--format", "json", *argv])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def test_confirmed_and_runtime_only_findings(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trips = _trips(
+        project / "trips.jsonl",
+        {"rule": "DL001", "file": str(project / "train.py"), "line": 2, "origin": "train.py:1"},
+        {"rule": "DL003", "file": str(project / "train.py"), "line": 4,
+         "origin": {"file": str(project / "train.py"), "line": 1}},
+        {"rule": "DL001", "file": "/usr/lib/python3/site-packages/other.py", "line": 9, "origin": None},
+    )
+    code, document, err = _json(capsys, "--trips", str(trips), ".")
+    assert (code, err) == (1, "")
+    found = [(d["path"], d["line"], d["rule"], [s["message"] for s in d["trace"]])
+             for d in document["diagnostics"]]
+    assert found == [
+        ("train.py", 2, "DL001", ["reaches .backward()", CONFIRMED]),
+        ("train.py", 4, "DL003",
+         [f"the capture tensor was created at {project / 'train.py'}:1", RUNTIME_ONLY]),
+    ]
+    assert document["diagnostics"][1]["message"].startswith("Capture tensors hold no data")
+
+
+def test_text_shows_the_evidence(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trips = _trips(project / "t.jsonl", {"rule": "DL001", "file": "train.py", "line": 2, "origin": "train.py:1"})
+    assert cli.main(["--trips", str(trips)]) == 1
+    out = capsys.readouterr().out
+    assert f"  2. train.py:2:2: {CONFIRMED}" in out
+
+
+def test_trips_of_ignored_rules_are_left_out(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trips = _trips(project / "t.jsonl", {"rule": "DL003", "file": "train.py", "line": 4, "origin": None})
+    code, document, _ = _json(capsys, "--trips", str(trips), "--ignore", "DL003")
+    assert [d["rule"] for d in document["diagnostics"]] == ["DL001"]
+
+
+def test_malformed_lines_are_skipped_with_a_warning(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trips = _trips(project / "t.jsonl", '{"rule": "DL001", "file": "train.py", "li',
+                   {"rule": "DL999", "file": "train.py", "line": 2},
+                   {"rule": "DL003", "file": "train.py", "line": 4})
+    code, document, err = _json(capsys, "--trips", str(trips))
+    assert [d["line"] for d in document["diagnostics"]] == [2, 4]
+    assert err == f"dispatch-lint: warning: {trips}: skipped 2 malformed line(s)\n"
+
+
+def test_missing_trips_file_is_one_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--trips", "nope.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert err == "dispatch-lint: error: nope.jsonl: cannot read the trips file: No such file or directory\n"
