@@ -1,17 +1,30 @@
 """The analysis engine: from source files to diagnostics.
 
-``analyze`` is the one entry point the library API (``api.py``) calls. It decides which files
-can take part in a dispatch flow, parses those once, runs the data-flow analysis and the rules,
-and returns diagnostics and per-file errors. (The data-flow part is being built: issue 3.)
+``analyze`` is the one entry point the library API (``api.py``) calls. It checks every file's
+syntax with CPython (DL000), keeps the files that can take part in a dispatch flow (they
+mention the runtime or a configured name, or are linked by imports to a file that does),
+parses those once with libcst, runs the whole-program data-flow analysis
+(:mod:`dispatch_lint.analyzer.summaries`), lets the rules judge the recorded events, and turns
+the hits into diagnostics with their traces. Positions are computed only for the files a
+diagnostic or a trace step points into.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError
-from dispatch_lint.analyzer.parse import check_syntax
+import libcst as cst
+
+from dispatch_lint.analyzer import model
+from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
+from dispatch_lint.analyzer.events import Event, Hit
+from dispatch_lint.analyzer.parse import ParseFailure, check_syntax, parse_module
+from dispatch_lint.analyzer.positions import node_positions
+from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
+from dispatch_lint.analyzer.values import Step
 from dispatch_lint.catalog import rule
 
 __all__ = ["SourceFile", "SinkSpec", "AnalysisSettings", "AnalysisResult", "analyze"]
@@ -76,5 +89,194 @@ def syntax_diagnostic(file: SourceFile) -> Diagnostic | None:
 
 def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = None) -> AnalysisResult:
     """Check ``files`` together (they may import each other) and return what was found."""
-    diagnostics = [d for f in files if (d := syntax_diagnostic(f)) is not None]
-    return AnalysisResult(diagnostics=tuple(sorted(diagnostics)))
+    settings = settings or AnalysisSettings()
+    diagnostics: list[Diagnostic] = []
+    errors: list[FileError] = []
+    notes: list[FileError] = []
+    compiled: list[SourceFile] = []
+    for file in files:
+        found = syntax_diagnostic(file)
+        if found is not None:
+            diagnostics.append(found)
+        else:
+            compiled.append(file)
+
+    parsed: list[FileInfo] = []
+    modules = module_names(compiled)
+    for file in relevant_files(compiled, modules, settings):
+        try:
+            tree = parse_module(file.source)
+        except ParseFailure as exc:
+            notes.append(FileError(file.path, str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
+            errors.append(FileError(file.path, f"internal error: {type(exc).__name__}: {exc}"))
+            continue
+        parsed.append(FileInfo(len(parsed), file.path, modules[file.path],
+                               posixpath.basename(file.path.replace("\\", "/")) == "__init__.py",
+                               tree))
+
+    if parsed:
+        program = Program(parsed, user_model(settings), judge)
+        program.run()
+        for index, message in sorted(program.errors.items()):
+            errors.append(FileError(parsed[index].path, message))
+        failed = set(program.errors)
+        findings = [f for f in program.findings.values() if f.event.file not in failed]
+        diagnostics.extend(Reporter(parsed).diagnostics(findings))
+    return AnalysisResult(
+        diagnostics=tuple(sorted(set(diagnostics))),
+        errors=tuple(sorted(errors)),
+        notes=tuple(sorted(notes)),
+    )
+
+
+def judge(event: Event) -> Iterable[Hit]:
+    """Every rule's verdict on ``event``."""
+    from dispatch_lint.rules import ALL_RULES
+
+    for rule_class in ALL_RULES:
+        if event.kind in rule_class.events:
+            yield from rule_class.check(event)
+
+
+def user_model(settings: AnalysisSettings) -> model.Model:
+    sinks: dict[str, tuple[model.UserSink, ...]] = {}
+    for sink in settings.sinks:
+        sinks[sink.name] = (*sinks.get(sink.name, ()), model.UserSink(sink.name, sink.arg,
+                                                                      sink.rule))
+    return model.Model(frozenset(settings.sources), sinks, frozenset(settings.sanitizers))
+
+
+# --------------------------------------------------------------------------- prefilter
+
+
+def module_names(files: Sequence[SourceFile]) -> dict[str, str]:
+    """Each file's dotted module name: the given one, or one derived from its path (the
+    folders above it that hold an ``__init__.py`` of this run are its packages)."""
+    paths = {f.path.replace("\\", "/") for f in files}
+    names: dict[str, str] = {}
+    for file in files:
+        if file.module:
+            names[file.path] = file.module
+            continue
+        path = file.path.replace("\\", "/")
+        folder, base = posixpath.split(path)
+        parts = [] if base == "__init__.py" else [base.rsplit(".", 1)[0]]
+        if base == "__init__.py":
+            parts.append(posixpath.basename(folder) or "__init__")
+            folder = posixpath.dirname(folder)
+        while folder and posixpath.join(folder, "__init__.py") in paths:
+            parts.append(posixpath.basename(folder))
+            folder = posixpath.dirname(folder)
+        names[file.path] = ".".join(reversed(parts))
+    return names
+
+
+_IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))",
+    re.MULTILINE,
+)
+_WORD = re.compile(rb"\w+")
+
+
+def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
+                   settings: AnalysisSettings) -> list[SourceFile]:
+    """The files that can take part in a dispatch flow, read as bytes only.
+
+    Seeds mention ``dispatch_lint`` or a name the user configured; then every file linked to
+    a relevant file by an import (either way) is relevant too: a helper module may hand out
+    capture values, and a constants module may hold the device string a seed uses.
+    """
+    needles = [b"dispatch_lint"]
+    for name in (*settings.sources, *settings.sanitizers, *(s.name for s in settings.sinks)):
+        needles.append(name.rsplit(".", 1)[-1].encode())
+    by_word: dict[bytes, list[int]] = {}
+    for index, file in enumerate(files):
+        for part in modules[file.path].split("."):
+            by_word.setdefault(part.encode(), []).append(index)
+    links: list[set[int]] = [set() for _ in files]
+    for index, file in enumerate(files):
+        for match in _IMPORT_LINE.finditer(file.source):
+            for word in _WORD.findall(b" ".join(g for g in match.groups() if g)):
+                for other in by_word.get(word, ()):
+                    if other != index:
+                        links[index].add(other)
+                        links[other].add(index)
+    todo = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
+    seen = set(todo)
+    while todo:
+        index = todo.pop()
+        for other in links[index]:
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return [files[i] for i in sorted(seen)]
+
+
+# ----------------------------------------------------------------------------- reports
+
+
+class Reporter:
+    """Turns findings into diagnostics: positions, messages and traces."""
+
+    def __init__(self, files: Sequence[FileInfo]) -> None:
+        self.files = files
+        self._positions: dict[int, dict[cst.CSTNode, object]] = {}
+
+    def position(self, file: int, node: cst.CSTNode) -> tuple[int, int, int, int]:
+        positions = self._positions.get(file)
+        if positions is None:
+            positions = node_positions(self.files[file].tree)
+            self._positions[file] = positions
+        where = positions.get(node)
+        if where is None:
+            return (1, 1, 1, 1)
+        start, end = where.start, where.end  # type: ignore[attr-defined]
+        return (start.line, start.column + 1, end.line, end.column + 1)
+
+    def trace_step(self, step: Step) -> TraceStep:
+        line, column, _, _ = self.position(step.file, step.node)
+        return TraceStep(self.files[step.file].path, line, column, step.message)
+
+    def diagnostics(self, findings: Iterable[Finding]) -> list[Diagnostic]:
+        out = []
+        for finding in findings:
+            hit, event = finding.hit, finding.event
+            spec = rule(hit.rule)
+            line, column, end_line, end_column = self.position(event.file, event.node)
+            steps = hit.trace.steps() if hit.trace is not None else [event.sink]
+            trace = tuple(self.trace_step(s) for s in steps)
+            origin = self.origin(steps, trace, event.file)
+            message = f"{spec.message}: {hit.what}"
+            if origin:
+                message += f"; {origin}"
+            message += f". Fix: {spec.fix} ({spec.id} {spec.name})."
+            out.append(Diagnostic(
+                path=self.files[event.file].path, line=line, column=column, rule=spec.id,
+                name=spec.name, severity=spec.severity, message=message, end_line=end_line,
+                end_column=end_column, trace=trace,
+            ))
+        return out
+
+    def origin(self, steps: Sequence[Step], trace: Sequence[TraceStep], file: int) -> str:
+        """"`x` was born at line 12 from `dispatch.placeholder(...)`" for the first step."""
+        if len(steps) < 2:
+            return ""
+        # The tensor's birth says more than the birth of the device it was made on.
+        first = next((i for i, s in enumerate(steps) if s.message.startswith("born from ")), 0)
+        birth, where = steps[first], trace[first]
+        name = ""
+        for step in steps[first + 1:]:
+            if step.message.startswith("assigned to `"):
+                name = step.message[len("assigned to "):]
+                break
+        place = f"line {where.line}"
+        if where.path != self.files[file].path:
+            place += f" of {where.path}"
+        what = birth.message
+        for prefix in ("born from ", "device made by ", "real result of "):
+            if what.startswith(prefix):
+                what = "from " + what[len(prefix):]
+        subject = f"{name} was born" if name else "the value was born"
+        return f"{subject} at {place} {what}"

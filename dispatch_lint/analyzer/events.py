@@ -1,0 +1,52 @@
+"""Sink events: the facts the interpreter records and the rules judge.
+
+The interpreter never decides what is a finding. At every place where a rule could fire
+(an autodiff call, a move, a data read, an ``Autodiff(...)`` device, a binary operation, a call
+into a ``@guards.no_capture`` function, a user sink) it records an :class:`Event` with the
+abstract values involved. Events over concrete atoms go to the rules at once; events over a
+summary's symbolic parameters are kept in the summary and re-checked at each call, with the
+arguments substituted, so that a helper is judged once per calling context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dispatch_lint.analyzer.values import Step, Trace, Value
+
+__all__ = ["Event", "Hit"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One sink reached by some values.
+
+    ``kind`` is one of ``autodiff`` (values: receiver), ``move`` (receiver, target device),
+    ``read`` (the value read), ``autodiff_device`` (the wrapped device), ``binop`` (left,
+    right), ``no_capture`` (the arguments), ``training`` (a value inside
+    ``guards.training()``), ``user_sink`` (the argument; ``rule`` names the rule).
+    ``detail`` names the operation as the user wrote it (``.backward()``, ``+``).
+    ``file``/``node`` is where the finding is reported: the sink itself, or the outermost
+    call that passed the value in. ``sink`` is the last trace step, in the callee's file.
+    """
+
+    kind: str
+    values: tuple[Value, ...]
+    detail: str
+    file: int
+    node: cst.CSTNode
+    sink: Step
+    rule: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule's verdict on one event: the offending atom(s), the trace that explains them
+    (birth ... sink) and a sentence saying what happened."""
+
+    rule: str
+    culprits: tuple[object, ...]
+    trace: Trace | None
+    what: str

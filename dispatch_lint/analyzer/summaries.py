@@ -1,0 +1,700 @@
+"""The whole-program part of the analysis: modules, functions, classes, the heap, summaries.
+
+:class:`Program` holds every checked module, resolves qualified names through the modules'
+imports (absolute, relative, aliased, re-exported), and computes a :class:`Summary` for every
+function, method, closure and lambda on demand, bottom-up: a call analyses its callee first.
+Whole rounds repeat until no summary and no heap slot (module globals, ``self.`` fields,
+container contents) changes, which also settles recursion and values that flow through
+globals and fields. Findings are collected in the last round only, so they reflect the
+fixpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dispatch_lint.analyzer import model
+from dispatch_lint.analyzer.dataflow import FunctionRun, State, code_of, dotted_name
+from dispatch_lint.analyzer.events import Event, Hit
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    UNKNOWN,
+    Box,
+    Closure,
+    Cls,
+    Dev,
+    Inst,
+    Ref,
+    Step,
+    Str,
+    Sym,
+    Ten,
+    Trace,
+    Tup,
+    Value,
+)
+
+__all__ = ["FileInfo", "FuncInfo", "ClassInfo", "Summary", "Finding", "Program"]
+
+#: Whole-program rounds; values only grow, so this bound is reached only on pathological code.
+MAX_ROUNDS = 8
+
+
+@dataclass
+class FileInfo:
+    """One parsed module of the checked tree."""
+
+    index: int
+    path: str
+    module: str
+    is_package: bool
+    tree: cst.Module
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    node: cst.CSTNode
+    kind: str  # "pos", "kwonly", "star", "kwstar"
+
+
+@dataclass
+class FuncInfo:
+    """A function, method, nested function or lambda of the checked tree."""
+
+    key: int
+    node: cst.FunctionDef | cst.Lambda
+    file: int
+    name: str
+    qualname: str
+    params: list[ParamInfo]
+    cls: ClassInfo | None = None
+    #: function, method, staticmethod, classmethod, property, setter
+    kind: str = "function"
+    nested: bool = False
+    no_capture: bool = False
+    defaults: dict[int, Value] = field(default_factory=dict)
+
+
+@dataclass
+class ClassInfo:
+    """A class of the checked tree: its methods, its bases, its dataclass-style fields."""
+
+    key: int
+    node: cst.ClassDef
+    file: int
+    qualname: str
+    bases: list[int] = field(default_factory=list)
+    methods: dict[str, FuncInfo] = field(default_factory=dict)
+    fields: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a call of a function does, over its symbolic parameters."""
+
+    ret: Value
+    events: tuple[Event, ...]
+    effects: tuple[tuple[Value, str, Value], ...]
+
+    def signature(self) -> tuple[object, ...]:
+        return (
+            self.ret,
+            frozenset((e.kind, id(e.sink.node), e.values) for e in self.events),
+            frozenset(self.effects),
+        )
+
+
+EMPTY_SUMMARY = Summary(EMPTY, (), ())
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule hit at a place: the event it judged and what it found."""
+
+    hit: Hit
+    event: Event
+
+
+class Program:
+    """All checked modules and the analysis state shared by their functions."""
+
+    def __init__(self, files: Sequence[FileInfo], user: model.Model,
+                 judge: Callable[[Event], Iterable[Hit]]) -> None:
+        self.files = list(files)
+        self.user = user
+        self.rules_judge = judge
+        self.modules: dict[str, int] = {}
+        for info in self.files:
+            # The runtime is modelled, never analysed, even when its sources are checked.
+            if not info.module.startswith("dispatch_lint"):
+                self.modules.setdefault(info.module, info.index)
+        self.funcs: dict[int, FuncInfo] = {}
+        self.classes: dict[int, ClassInfo] = {}
+        self.heap: dict[tuple[object, ...], Value] = {}
+        self.summaries: dict[tuple[object, ...], Summary] = {}
+        self.done: set[tuple[object, ...]] = set()
+        self.in_progress: set[tuple[object, ...]] = set()
+        self.modules_done: set[int] = set()
+        self.findings: dict[tuple[str, int, int], Finding] = {}
+        self.errors: dict[int, str] = {}
+        self.changed = False
+        self._free_names: dict[int, frozenset[str]] = {}
+
+    # ------------------------------------------------------------------------ driver
+
+    def run(self) -> None:
+        """Analyse every module and function to the fixpoint."""
+        for _ in range(MAX_ROUNDS):
+            self.changed = False
+            self.findings = {}
+            self.done = set()
+            self.modules_done = set()
+            for info in self.files:
+                self.analyze_module(info.index)
+            for key in list(self.funcs):
+                self.summary(self.funcs[key], None)
+            if not self.changed:
+                break
+
+    def analyze_module(self, file: int) -> None:
+        if file in self.modules_done or file in self.errors:
+            return
+        self.modules_done.add(file)
+        info = self.files[file]
+        run = FunctionRun(self, file, ("module", file), None, is_module=True)
+        try:
+            run.run_block(info.tree.body, State())
+        except RecursionError:
+            self.errors[file] = "internal error: code nested too deeply to analyse"
+        except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
+            self.errors[file] = f"internal error: {type(exc).__name__}: {exc}"
+
+    # ------------------------------------------------------------------------- heap
+
+    def write(self, key: tuple[object, ...], value: Value) -> None:
+        if not value:
+            return
+        old = self.heap.get(key)
+        new = value if old is None else old.join(value)
+        if old is None or new != old:
+            self.changed = True
+        self.heap[key] = new
+
+    def global_value(self, file: int, name: str) -> Value | None:
+        key = ("g", file, name)
+        if key not in self.heap and file not in self.modules_done:
+            self.analyze_module(file)
+        return self.heap.get(key)
+
+    def box_item(self, box: Box, key: object) -> Value:
+        if key is not None:
+            exact = self.heap.get(("bk", box.site, key))
+            if exact is not None:
+                return exact
+        return self.heap.get(("b", box.site), EMPTY)
+
+    # ------------------------------------------------------------------- resolution
+
+    def absolute_module(self, file: int, node: cst.ImportFrom) -> str | None:
+        """The module an ``ImportFrom`` names, relative imports resolved."""
+        name = dotted_name(node.module) if node.module is not None else ""
+        if not node.relative:
+            return name
+        info = self.files[file]
+        package = info.module.split(".")
+        if not info.is_package:
+            package = package[:-1]
+        up = len(node.relative) - 1
+        if up > len(package):
+            return None
+        base = package[: len(package) - up] if up else package
+        return ".".join([*base, name] if name else base)
+
+    def resolve(self, qualname: str) -> Value | None:
+        """What ``qualname`` denotes in the checked tree, or None when it is outside it."""
+        if qualname in self.modules:
+            return Value.of(Ref(qualname, key=("module", self.modules[qualname])))
+        parts = qualname.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if module in self.modules:
+                value = self.global_value(self.modules[module], parts[i])
+                if value is None or i + 1 < len(parts):
+                    return None
+                return value
+        return None
+
+    def star_names(self, module: str) -> dict[str, Value]:
+        file = self.modules.get(module)
+        if file is None:
+            return {}
+        self.analyze_module(file)
+        return {
+            key[2]: value
+            for key, value in self.heap.items()
+            if key[0] == "g" and key[1] == file and not str(key[2]).startswith("_")
+        }
+
+    # ------------------------------------------------------------- functions, classes
+
+    def define_function(self, node: cst.FunctionDef | cst.Lambda, run: FunctionRun,
+                        state: State) -> FuncInfo:
+        info = self.funcs.get(id(node))
+        if info is None:
+            info = self._new_function(node, run, state)
+            self.funcs[id(node)] = info
+        for index, param in enumerate(all_params(node.params)):
+            if param.default is not None:
+                value = run.eval(param.default, state)
+                old = info.defaults.get(index)
+                info.defaults[index] = value if old is None else old.join(value)
+        return info
+
+    def _new_function(self, node: cst.FunctionDef | cst.Lambda, run: FunctionRun,
+                      state: State) -> FuncInfo:
+        file = self.files[run.file]
+        cls: ClassInfo | None = getattr(run, "class_info", None)
+        name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+        if cls is not None:
+            qualname = f"{cls.qualname}.{name}"
+        elif run.func is not None:
+            qualname = f"{run.func.qualname}.<locals>.{name}"
+        else:
+            qualname = f"{file.module}.{name}"
+        kind = "method" if cls is not None else "function"
+        no_capture = False
+        if isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                expr = decorator.decorator
+                target = expr.func if isinstance(expr, cst.Call) else expr
+                if isinstance(target, cst.Attribute) and target.attr.value in ("setter",
+                                                                              "deleter"):
+                    kind = "setter"
+                    continue
+                for atom in run.eval_quiet(target, state):
+                    if not isinstance(atom, Ref):
+                        continue
+                    if model.runtime_name(atom.qualname) == "no_capture":
+                        no_capture = True
+                    short = atom.qualname.rsplit(".", 1)[-1]
+                    if cls is not None and short in ("staticmethod", "classmethod", "property",
+                                                     "cached_property"):
+                        kind = "property" if short == "cached_property" else short
+        params = [
+            ParamInfo(p.name.value, p.name, kind_of(p, node.params))
+            for p in all_params(node.params)
+        ]
+        return FuncInfo(
+            key=id(node), node=node, file=run.file, name=name, qualname=qualname,
+            params=params, cls=cls, kind=kind,
+            nested=run.func is not None and cls is None or isinstance(node, cst.Lambda),
+            no_capture=no_capture,
+        )
+
+    def function_value(self, info: FuncInfo) -> Value:
+        if info.nested:
+            return Value.of(Closure(info.key, (), info.no_capture))
+        return Value.of(Ref(info.qualname, key=info.key, no_capture=info.no_capture))
+
+    def free_names(self, key: int) -> frozenset[str]:
+        names = self._free_names.get(key)
+        if names is None:
+            found: set[str] = set()
+            stack: list[cst.CSTNode] = [self.funcs[key].node]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Name):
+                    found.add(node.value)
+                stack.extend(node.children)
+            names = frozenset(found)
+            self._free_names[key] = names
+        return names
+
+    def define_class(self, node: cst.ClassDef, run: FunctionRun, state: State) -> ClassInfo:
+        info = self.classes.get(id(node))
+        if info is None:
+            prefix = run.func.qualname + ".<locals>" if run.func else self.files[run.file].module
+            info = ClassInfo(id(node), node, run.file, f"{prefix}.{node.name.value}")
+            self.classes[id(node)] = info
+        for base in node.bases:
+            for atom in run.eval(base.value, state):
+                if isinstance(atom, Cls) and atom.cls not in info.bases and atom.cls != info.key:
+                    info.bases.append(atom.cls)
+        body = FunctionRun(self, run.file, run.owner, run.func, captured=dict(state.env))
+        body.class_info = info  # type: ignore[attr-defined]
+        body_state = body.run_block(node.body.body, State()) or State()
+        family = self.family(info.key)
+        for stmt in node.body.body:
+            for small in getattr(stmt, "body", ()):
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    if small.target.value not in info.fields:
+                        info.fields.append(small.target.value)
+        for name, value in body_state.env.items():
+            funcs = [self.funcs[a.key] for a in value if isinstance(a, Ref) and a.key in
+                     self.funcs and self.funcs[a.key].cls is info]
+            if funcs:
+                info.methods[name] = funcs[0]
+            else:
+                self.write(("f", family, name), value)
+        return info
+
+    def family(self, cls: object) -> object:
+        """Classes related by inheritance share their fields' slots."""
+        seen = set()
+        while cls in self.classes and cls not in seen:
+            seen.add(cls)
+            bases = self.classes[cls].bases
+            if not bases:
+                break
+            cls = bases[0]
+        return cls
+
+    def find_method(self, cls: object, name: str, skip_self: bool = False) -> FuncInfo | None:
+        seen: set[object] = set()
+        stack = [cls]
+        first = True
+        while stack:
+            key = stack.pop(0)
+            if key in seen or key not in self.classes:
+                continue
+            seen.add(key)
+            info = self.classes[key]
+            if not (first and skip_self) and name in info.methods:
+                return info.methods[name]
+            first = False
+            stack.extend(info.bases)
+        return None
+
+    def instance_attribute(self, inst: Inst, name: str, run: FunctionRun,
+                           node: cst.CSTNode | None) -> Value:
+        method = self.find_method(inst.cls, name)
+        if method is not None:
+            if method.kind == "property":
+                if node is None:
+                    return Value.of(UNKNOWN)
+                return self.apply(method, run, Value.of(inst), (), {}, node)
+            return Value.of(Ref(method.qualname, key=method.key, bound=Value.of(inst),
+                                no_capture=method.no_capture))
+        return self.heap.get(("f", self.family(inst.cls), name)) or Value.of(UNKNOWN)
+
+    def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:
+        method = self.find_method(cls.cls, name)
+        if method is not None:
+            bound = Value.of(cls) if method.kind == "classmethod" else None
+            return Value.of(Ref(method.qualname, key=method.key, bound=bound,
+                                no_capture=method.no_capture))
+        return self.heap.get(("f", self.family(cls.cls), name)) or Value.of(UNKNOWN)
+
+    def super_value(self, run: FunctionRun) -> Value:
+        func = run.func
+        if func is None or func.cls is None:
+            return Value.of(UNKNOWN)
+        return Value.of(Ref("<super>", key=("super", func.cls.key), bound=Value.of(
+            Inst(func.cls.key))))
+
+    def super_attribute(self, ref: Ref, name: str) -> Value:
+        cls_key = ref.key[1]  # type: ignore[index]
+        method = self.find_method(cls_key, name, skip_self=True)
+        if method is None:
+            return Value.of(UNKNOWN)
+        return Value.of(Ref(method.qualname, key=method.key, bound=ref.bound,
+                            no_capture=method.no_capture))
+
+    # ------------------------------------------------------------------ summaries
+
+    def summary(self, info: FuncInfo, closure: Closure | None) -> Summary:
+        key: tuple[object, ...] = (info.key, closure.captured if closure else None)
+        if key in self.done or key in self.in_progress:
+            return self.summaries.get(key, EMPTY_SUMMARY)
+        if info.file in self.errors:
+            return EMPTY_SUMMARY
+        self.in_progress.add(key)
+        try:
+            summary = self._summarize(info, closure)
+        except RecursionError:
+            self.errors[info.file] = "internal error: code nested too deeply to analyse"
+            summary = EMPTY_SUMMARY
+        except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
+            self.errors[info.file] = f"internal error: {type(exc).__name__}: {exc}"
+            summary = EMPTY_SUMMARY
+        finally:
+            self.in_progress.discard(key)
+        self.done.add(key)
+        old = self.summaries.get(key)
+        if old is None or old.signature() != summary.signature():
+            self.changed = True
+        self.summaries[key] = summary
+        return summary
+
+    def _summarize(self, info: FuncInfo, closure: Closure | None) -> Summary:
+        captured = {name: value for name, value in closure.captured if name} if closure else {}
+        run = FunctionRun(self, info.file, info.key, info, captured=captured)
+        state = State()
+        for index, param in enumerate(info.params):
+            if index == 0 and info.cls is not None and info.kind in ("method", "property",
+                                                                     "setter"):
+                state.env[param.name] = Value.of(Inst(info.cls.key))
+            elif index == 0 and info.cls is not None and info.kind == "classmethod":
+                state.env[param.name] = Value.of(Cls(info.cls.key))
+            else:
+                step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`")
+                state.env[param.name] = Value.of(
+                    Sym(index, (), info.no_capture, info.key), Trace(step))
+        if isinstance(info.node, cst.Lambda):
+            ret = run.eval(info.node.body, state)
+            run.returns = run.returns.join(ret)
+            end: State | None = None
+        else:
+            end = run.run_block(info.node.body.body, state)
+        ret = run.returns
+        if end is not None:
+            ret = ret.join(Value.of(UNKNOWN))
+        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()))
+
+    # ------------------------------------------------------------------------ calls
+
+    def instantiate(self, cls: Cls, run: FunctionRun, args: tuple[Value, ...],
+                    kwargs: dict[str, Value], node: cst.Call) -> Value:
+        inst = Inst(cls.cls)
+        init = self.find_method(cls.cls, "__init__")
+        if init is not None:
+            self.apply(init, run, Value.of(inst), args, kwargs, node)
+        elif cls.cls in self.classes:
+            # dataclass-style: annotated class fields are the constructor's parameters
+            fields = self._all_fields(cls.cls)
+            family = self.family(cls.cls)
+            for index, value in enumerate(args):
+                if index < len(fields):
+                    self.write(("f", family, fields[index]), run.concrete_part(value))
+                    run.keep_effect(Value.of(inst), "attr:" + fields[index], value)
+            for name, value in kwargs.items():
+                self.write(("f", family, name), run.concrete_part(value))
+                run.keep_effect(Value.of(inst), "attr:" + name, value)
+        return Value.of(inst)
+
+    def _all_fields(self, cls: object) -> list[str]:
+        info = self.classes[cls]
+        out: list[str] = []
+        for base in info.bases:
+            if base in self.classes:
+                out.extend(self._all_fields(base))
+        return out + [f for f in info.fields if f not in out]
+
+    def apply(self, info: FuncInfo, run: FunctionRun, receiver: Value | None,
+              args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
+              closure: Closure | None = None) -> Value:
+        """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
+        with the arguments; its pending events are judged here, its effects replayed."""
+        summary = self.summary(info, closure)
+        bound = self._bind(info, receiver, args, kwargs)
+        if info.no_capture or (closure is not None and closure.no_capture):
+            flat = [run.elements(v).join(v) for v in bound.values() if v]
+            if flat:
+                run.emit("no_capture", tuple(flat), info.name, node,
+                         f"passed to `@guards.no_capture` function `{info.name}()`")
+        call_text = code_of(node)
+        subst = Substitution(self, run, info, bound, node, call_text)
+        for event in summary.events:
+            values = tuple(subst.value(v) for v in event.values)
+            moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
+                          event.rule)
+            self.judge(moved, fresh=subst.fresh)
+            if any(run.is_symbolic(a) for v in values for a in v):
+                run.keep_pending(moved)
+        for target, proj, value in summary.effects:
+            new_target = subst.value(target)
+            new_value = subst.value(value)
+            if proj.startswith("attr:"):
+                run.store_attr(new_target, proj[5:], new_value)
+            else:
+                run.store_item(new_target, None, new_value)
+        ret = subst.value(summary.ret)
+        return ret.map_traces(Step(run.file, node, f"returned from `{call_text}`"))
+
+    def _bind(self, info: FuncInfo, receiver: Value | None, args: tuple[Value, ...],
+              kwargs: dict[str, Value]) -> dict[int, Value]:
+        params = info.params
+        bound: dict[int, Value] = {}
+        start = 0
+        if info.cls is not None and info.kind in ("method", "property", "setter", "classmethod"):
+            start = 1
+            if receiver is None and args and info.kind != "classmethod":
+                args = args[1:]  # Class.method(obj, ...)
+        positional = [i for i in range(start, len(params)) if params[i].kind == "pos"]
+        rest = list(args)
+        for index in positional:
+            if not rest:
+                break
+            bound[index] = rest.pop(0)
+        star = [i for i, p in enumerate(params) if p.kind == "star"]
+        if star and rest:
+            bound[star[0]] = Value.of(Tup(tuple(rest)))
+        by_name = {p.name: i for i, p in enumerate(params)}
+        for name, value in kwargs.items():
+            if name in by_name:
+                bound[by_name[name]] = value
+        for index in range(start, len(params)):
+            if index not in bound:
+                bound[index] = info.defaults.get(index, Value.of(UNKNOWN))
+        return bound
+
+    def user_model_call(self, qualname: str, run: FunctionRun, args: tuple[Value, ...],
+                        kwargs: dict[str, Value], node: cst.Call) -> Value | None:
+        """Calls of the user's own sources, sinks and sanitizers (``[tool.dispatch-lint]``)."""
+        user = self.user
+        for sink in user.sinks.get(qualname, ()):
+            if isinstance(sink.arg, int):
+                value = args[sink.arg] if sink.arg < len(args) else None
+            else:
+                value = kwargs.get(sink.arg)
+            if value is not None and any(isinstance(a, (Ten, Sym)) for a in value):
+                run.emit("user_sink", (value,), qualname, node,
+                         f"passed to `{code_of(node)}` (a configured sink)", rule=sink.rule)
+        if qualname in user.sources:
+            dev = run.make_device("capture", node)
+            trace = Trace(Step(run.file, node, f"born from `{code_of(node)}` "
+                                               "(a configured source)"))
+            return Value({dev: trace, Ten(dev): trace})
+        if qualname in user.sanitizers:
+            from dispatch_lint.analyzer.dataflow import narrow_not_capture
+
+            return narrow_not_capture(args[0]) if args else Value.of(UNKNOWN)
+        return None
+
+    # ------------------------------------------------------------------------ rules
+
+    def judge(self, event: Event, fresh: set[object] | None) -> None:
+        """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``
+        atoms when the event comes from a callee, so no finding is reported twice)."""
+        for hit in self.rules_judge(event):
+            if fresh is not None and not any(c in fresh for c in hit.culprits):
+                continue
+            key = (hit.rule, event.file, id(event.node))
+            old = self.findings.get(key)
+            if old is None or _trace_len(hit.trace) < _trace_len(old.hit.trace):
+                self.findings[key] = Finding(hit, event)
+
+
+def _trace_len(trace: Trace | None) -> int:
+    return trace.length if trace is not None else 0
+
+
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    out = [*params.posonly_params, *params.params]
+    if isinstance(params.star_arg, cst.Param):
+        out.append(params.star_arg)
+    out.extend(params.kwonly_params)
+    if params.star_kwarg is not None:
+        out.append(params.star_kwarg)
+    return out
+
+
+def kind_of(param: cst.Param, params: cst.Parameters) -> str:
+    if param is params.star_arg:
+        return "star"
+    if param is params.star_kwarg:
+        return "kwstar"
+    if param in params.kwonly_params:
+        return "kwonly"
+    return "pos"
+
+
+class Substitution:
+    """Instantiates a callee's summary values in one calling context."""
+
+    def __init__(self, program: Program, run: FunctionRun, info: FuncInfo,
+                 bound: dict[int, Value], node: cst.CSTNode, call_text: str) -> None:
+        self.program = program
+        self.run = run
+        self.info = info
+        self.bound = bound
+        self.node = node
+        self.call_text = call_text
+        #: atoms that came from the caller's arguments: findings must involve one of them
+        self.fresh: set[object] = set()
+        self._cache: dict[int, Value] = {}
+
+    def value(self, value: Value) -> Value:
+        out: dict[object, Trace | None] = {}
+        for atom, trace in value.items():
+            for new_atom, new_trace in self.atom(atom, trace).items():
+                old = out.get(new_atom)
+                if new_atom not in out or (old is not None and new_trace is not None
+                                           and new_trace.length < old.length):
+                    out[new_atom] = new_trace
+        return Value(out)
+
+    def atom(self, atom: object, trace: Trace | None) -> Value:
+        if isinstance(atom, Sym) and atom.owner == self.info.key:
+            return self.symbol(atom, trace)
+        if isinstance(atom, Tup):
+            return Value.of(Tup(tuple(self.value(v) for v in atom.items)), trace)
+        if isinstance(atom, Closure) and atom.captured:
+            captured = tuple((n, self.value(v)) for n, v in atom.captured)
+            return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
+        if isinstance(atom, (Dev, Ten)):
+            return Value.of(self.resite(atom), trace)
+        return Value.of(atom, trace)
+
+    def resite(self, atom: object) -> object:
+        """Capture devices made inside the callee are new at every call."""
+        if isinstance(atom, Ten):
+            return Ten(self.resite(atom.dev))  # type: ignore[arg-type]
+        if isinstance(atom, Dev):
+            if atom.inner is not None:
+                return Dev(atom.kind, self.resite(atom.inner), atom.site)  # type: ignore[arg-type]
+            if atom.site is not None and atom.site.owner == self.info.key:
+                return Dev(atom.kind, None, atom.site.called_from(id(self.node),
+                                                                  self.run.owner))
+        return atom
+
+    def symbol(self, atom: Sym, trace: Trace | None) -> Value:
+        arg = self.bound.get(atom.param, Value.of(UNKNOWN))
+        param = self.info.params[atom.param].name if atom.param < len(self.info.params) else "?"
+        passed = Step(self.run.file, self.node, f"passed to `{self.call_text}` as `{param}`")
+        value = Value({
+            a: (t.then(passed) if t is not None else None) for a, t in arg.items()
+        })
+        run = self.run
+        for proj in atom.proj:
+            value = project(run, value, proj, self.node)
+        if atom.real:
+            from dispatch_lint.analyzer.dataflow import narrow_not_capture
+
+            value = narrow_not_capture(value)
+        out: dict[object, Trace | None] = {}
+        for new_atom, new_trace in value.items():
+            if new_trace is not None and trace is not None:
+                new_trace = new_trace.extend(trace)
+            out[new_atom] = new_trace
+            self.fresh.add(new_atom)
+        return Value(out)
+
+
+def project(run: FunctionRun, value: Value, proj: str, node: cst.CSTNode) -> Value:
+    """Apply one symbolic projection (see :class:`Sym`) to a concrete value."""
+    if proj == "device":
+        return run.attribute(value, "device", node)
+    if proj == "elem":
+        return run.elements(value)
+    if proj.startswith("attr:"):
+        return run.attribute(value, proj[5:], node)
+    out = EMPTY
+    for atom, trace in value.items():
+        if isinstance(atom, Sym):
+            out = out.join(run.project_sym(atom, trace, proj))
+        elif proj == "tensor":
+            for dev, dev_trace in run.as_device(Value.of(atom, trace), node).items():
+                if isinstance(dev, Dev):
+                    out = out.join(Value.of(Ten(dev), dev_trace))
+        elif proj == "inner" and isinstance(atom, Ten):
+            out = out.join(Value.of(Ten(atom.dev.inner or atom.dev), trace))
+        elif proj == "autodiff" and isinstance(atom, (Dev, Str)):
+            for dev, dev_trace in run.as_device(Value.of(atom, trace), node).items():
+                if isinstance(dev, Dev):
+                    out = out.join(Value.of(Dev("autodiff", inner=dev), dev_trace))
+    return out or Value.of(UNKNOWN)

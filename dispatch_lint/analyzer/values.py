@@ -1,0 +1,315 @@
+"""Abstract values of the data-flow analysis: atoms, their provenance, and may-sets of atoms.
+
+An atom is one thing a Python value may be at run time, as far as dispatch rules care: a
+device of some kind, a tensor on such a device, a program, a function or class of the checked
+tree, a container, a string constant, or a symbolic parameter of the function being
+summarised. A :class:`Value` is a may-set of atoms, each with the shortest trace that explains
+how it got here. Equality of values ignores traces so that fixpoints terminate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Union
+
+import libcst as cst
+
+__all__ = [
+    "Site",
+    "Dev",
+    "Ten",
+    "Sym",
+    "Str",
+    "Ref",
+    "Inst",
+    "Cls",
+    "Closure",
+    "Tup",
+    "Box",
+    "ProgramAtom",
+    "UNKNOWN",
+    "Unknown",
+    "Atom",
+    "Step",
+    "Trace",
+    "Value",
+    "EMPTY",
+]
+
+
+# --------------------------------------------------------------------------------------- sites
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a capture device (or container) was made: the making node in file ``file`` plus
+    the chain of call nodes that led there, so that two calls of one factory give two devices."""
+
+    file: int
+    node: int  # id() of the libcst node; nodes live for the whole run
+    owner: object  # key of the function whose execution made it
+    context: tuple[int, ...] = ()
+
+    def called_from(self, call: int, owner: object) -> Site:
+        """This site as seen from a caller: made inside the call at ``call``."""
+        context = (call, *self.context)[:3]
+        return Site(self.file, self.node, owner, context)
+
+
+# --------------------------------------------------------------------------------------- atoms
+
+
+@dataclass(frozen=True)
+class Dev:
+    """A device. ``kind`` is numpy, numba, capture, autodiff or real (a non-capture device we
+    know nothing more about). Capture devices are told apart by ``site``; autodiff devices
+    carry their ``inner`` device."""
+
+    kind: str
+    inner: Dev | None = None
+    site: Site | None = None
+
+    @property
+    def is_capture(self) -> bool:
+        return self.kind == "capture" or (self.inner is not None and self.inner.is_capture)
+
+    @property
+    def is_autodiff(self) -> bool:
+        return self.kind == "autodiff"
+
+    @property
+    def base(self) -> Dev:
+        """The plain device under any autodiff wrapper."""
+        return self.inner.base if self.inner is not None else self
+
+    def describe(self) -> str:
+        if self.kind == "autodiff" and self.inner is not None:
+            return f"Autodiff({self.inner.describe()})"
+        return {"numpy": "NumPy()", "numba": "Numba()", "capture": "Capture()"}.get(
+            self.kind, "a real device"
+        )
+
+
+@dataclass(frozen=True)
+class Ten:
+    """A tensor on device ``dev``."""
+
+    dev: Dev
+
+
+@dataclass(frozen=True)
+class Sym:
+    """Symbolic atom inside a function summary: parameter ``param`` seen through ``proj``
+    (a tuple of projections: "device", "tensor", "elem", "attr:<name>", "item:<key>").
+    ``real`` is set once a guard proved it is not a capture tensor."""
+
+    param: int
+    proj: tuple[str, ...] = ()
+    real: bool = False
+    #: key of the function whose parameter this is (closures see their outer function's)
+    owner: object = None
+
+
+@dataclass(frozen=True)
+class Str:
+    """A string constant (device names are strings until a runtime function reads them)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A named thing the analysis resolves calls through: ``qualname`` of a runtime API,
+    a module, or a function/class of the checked tree (then ``key`` identifies its node)."""
+
+    qualname: str
+    key: object = None
+    #: for bound methods: the receiver
+    bound: Any = None
+    #: decorated with ``@guards.no_capture``
+    no_capture: bool = False
+
+
+@dataclass(frozen=True)
+class Inst:
+    """An instance of class ``cls`` (key of a class of the checked tree)."""
+
+    cls: object
+
+
+@dataclass(frozen=True)
+class Cls:
+    """A class of the checked tree, as a value."""
+
+    cls: object
+
+
+@dataclass(frozen=True)
+class Closure:
+    """A nested function or lambda with the values of its free variables when it was read."""
+
+    key: object
+    captured: tuple[tuple[str, Value], ...]
+    no_capture: bool = False
+
+
+@dataclass(frozen=True)
+class Tup:
+    """A tuple with a known shape: one value per item."""
+
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class Box:
+    """A mutable container (list, dict, set, or an unpacked star target) made at ``site``;
+    its contents live in the analysis heap."""
+
+    kind: str
+    site: Site
+
+
+@dataclass(frozen=True)
+class ProgramAtom:
+    """An exported program (``dispatch.export``): its ``run`` results are real tensors."""
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Anything the analysis does not model. Never a capture tensor."""
+
+
+UNKNOWN = Unknown()
+
+Atom = Union[Dev, Ten, Sym, Str, Ref, Inst, Cls, Closure, Tup, Box, ProgramAtom, Unknown]
+
+
+# ------------------------------------------------------------------------------------- traces
+
+
+@dataclass(frozen=True)
+class Step:
+    """One trace step: ``node`` of file ``file``, with a message (positions come later)."""
+
+    file: int
+    node: cst.CSTNode
+    message: str
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A persistent linked list of steps, newest last; shared tails keep it cheap."""
+
+    step: Step
+    parent: Trace | None = None
+    length: int = 1
+
+    def then(self, step: Step) -> Trace:
+        return Trace(step, self, self.length + 1)
+
+    def extend(self, other: Trace | None) -> Trace:
+        """``other``'s steps after this trace's steps."""
+        steps = list(other.steps()) if other is not None else []
+        trace = self
+        for step in steps:
+            trace = trace.then(step)
+        return trace
+
+    def steps(self) -> list[Step]:
+        out: list[Step] = []
+        node: Trace | None = self
+        while node is not None:
+            out.append(node.step)
+            node = node.parent
+        out.reverse()
+        return out
+
+
+def _shorter(a: Trace | None, b: Trace | None) -> Trace | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return b if b.length < a.length else a
+
+
+# ------------------------------------------------------------------------------------- values
+
+
+class Value:
+    """A may-set of atoms, each with its trace. Immutable; equality ignores traces."""
+
+    __slots__ = ("_atoms", "_hash")
+
+    def __init__(self, atoms: dict[Any, Trace | None] | None = None) -> None:
+        self._atoms: dict[Any, Trace | None] = atoms or {}
+        self._hash: int | None = None
+
+    @staticmethod
+    def of(atom: Any, trace: Trace | None = None) -> Value:
+        return Value({atom: trace})
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._atoms)
+
+    def items(self) -> Iterable[tuple[Any, Trace | None]]:
+        return self._atoms.items()
+
+    def __len__(self) -> int:
+        return len(self._atoms)
+
+    def __bool__(self) -> bool:
+        return bool(self._atoms)
+
+    def __contains__(self, atom: object) -> bool:
+        return atom in self._atoms
+
+    def trace(self, atom: Any) -> Trace | None:
+        return self._atoms.get(atom)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Value) and self._atoms.keys() == other._atoms.keys()
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._atoms))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Value({list(self._atoms)!r})"
+
+    def join(self, other: Value) -> Value:
+        if not other._atoms:
+            return self
+        if not self._atoms:
+            return other
+        merged = dict(self._atoms)
+        for atom, trace in other._atoms.items():
+            merged[atom] = _shorter(merged.get(atom), trace) if atom in merged else trace
+        return Value(merged)
+
+    def filter(self, keep: Any) -> Value:
+        return Value({a: t for a, t in self._atoms.items() if keep(a)})
+
+    def map_traces(self, step: Step) -> Value:
+        """Every atom's trace extended by ``step`` (an assignment, a call, a return)."""
+        return Value(
+            {a: (t.then(step) if t is not None else None) for a, t in self._atoms.items()}
+        )
+
+    def with_trace(self, atom: Any, trace: Trace | None) -> Value:
+        merged = dict(self._atoms)
+        merged[atom] = trace
+        return Value(merged)
+
+
+EMPTY = Value()
+
+
+def join_all(values: Iterable[Value]) -> Value:
+    """The join of ``values`` (EMPTY for none)."""
+    out = EMPTY
+    for value in values:
+        out = out.join(value)
+    return out
