@@ -25,7 +25,7 @@ __all__ = ["TapeNode", "Gradients", "backward", "unbroadcast"]
 class TapeNode:
     """One recorded operation on autodiff tensors (or a leaf made by ``require_grad``)."""
 
-    __slots__ = ("op", "parents", "inputs", "output", "attrs", "requires")
+    __slots__ = ("op", "parents", "inputs", "output", "attrs")
 
     def __init__(
         self,
@@ -34,20 +34,17 @@ class TapeNode:
         inputs: tuple[np.ndarray, ...],
         output: np.ndarray | None,
         attrs: dict[str, Any] | None,
-        requires: bool = False,
     ) -> None:
         self.op = op
         self.parents = parents
         self.inputs = inputs
         self.output = output
         self.attrs = attrs or {}
-        #: True when the user asked for this tensor's gradient (``require_grad``).
-        self.requires = requires
 
 
 def leaf() -> TapeNode:
     """The node of a tensor the user called ``require_grad()`` on."""
-    return TapeNode("leaf", (), (), None, None, requires=True)
+    return TapeNode("leaf", (), (), None, None)
 
 
 class Gradients:
@@ -222,7 +219,7 @@ def _topological(root: TapeNode) -> list[TapeNode]:
 
 
 def backward(root: TapeNode | None, output: np.ndarray) -> Gradients:
-    """Gradients of ``sum(output)`` with respect to every required node under ``root``.
+    """Gradients of ``sum(output)`` with respect to every leaf (``require_grad``) under ``root``.
 
     A non-scalar output is seeded with ones (the gradient of its sum).
     """
@@ -235,9 +232,8 @@ def backward(root: TapeNode | None, output: np.ndarray) -> Gradients:
             g = grads.pop(node, None)
             if g is None:
                 continue
-            if node.requires:
-                result[node] = np.array(g, copy=True)
             if node.op == "leaf":
+                result[node] = np.array(g, copy=True)
                 continue
             for parent, x, grad in zip(node.parents, node.inputs, _VJPS[node.op](g, node)):
                 if parent is None or grad is None:

@@ -218,14 +218,16 @@ class Tensor:
             )
 
     def require_grad(self) -> Tensor:
-        """Mark this autodiff tensor as one to differentiate; returns it."""
+        """Make this autodiff tensor a leaf to differentiate; returns it.
+
+        Like burn, a tensor computed from others becomes a fresh leaf: its history is dropped,
+        so ``w = (w - lr * g).require_grad()`` starts each training step with a short tape.
+        """
         self._autodiff_call(".require_grad()")
         if self._data.dtype.kind != "f":
             raise TypeError(f"only float tensors can require gradients, got {self.dtype}")
-        if self._node is None:
+        if self._node is None or self._node.op != "leaf":
             self._node = autodiff.leaf()
-        else:
-            self._node.requires = True
         return self
 
     def backward(self) -> autodiff.Gradients:

@@ -218,12 +218,19 @@ def test_grad_of_a_tensor_not_required_is_none() -> None:
     assert grads.get(x).tolist() == [1.0, 1.0]
 
 
-def test_intermediate_tensor_can_require_grad() -> None:
-    x = dispatch.tensor([1.0, 2.0], device=AD).require_grad()
-    h = (x * 2.0).require_grad()
+def test_require_grad_makes_a_leaf_and_drops_history() -> None:
+    w = dispatch.tensor([1.0, 2.0], device=AD).require_grad()
+    for _ in range(3):
+        grads = (w * w).sum().backward()
+        # A training step: the update is tracked (mixes autodiff with a plain gradient) ...
+        w = (w - w.grad(grads) * 0.25).require_grad()
+    # ... and require_grad() cuts it, so each step differentiates only its own loss.
+    grads = (w * w).sum().backward()
+    assert w.tolist() == [0.125, 0.25]
+    assert w.grad(grads).tolist() == [0.25, 0.5]
+    h = (w * 2.0).require_grad()
     grads = (h * h).sum().backward()
-    assert h.grad(grads).tolist() == [4.0, 8.0]
-    assert x.grad(grads).tolist() == [8.0, 16.0]
+    assert h.grad(grads).tolist() == [0.5, 1.0] and w.grad(grads) is None
 
 
 def test_only_float_tensors_require_grad() -> None:
