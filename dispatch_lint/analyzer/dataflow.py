@@ -51,6 +51,10 @@ MAX_PROJECTION = 3
 MAX_TUPLE_DEPTH = 3
 
 NUMPY_DEVICE = Dev("numpy")
+#: Container methods that put their argument into the container.
+CONTAINER_MUTATORS = frozenset(
+    {"append", "add", "insert", "extend", "update", "setdefault", "appendleft"}
+)
 
 
 class State:
@@ -985,7 +989,12 @@ class FunctionRun:
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
         out = EMPTY
         tensors = receiver.filter(is_tensorish)
-        if tensors:
+        if name in CONTAINER_MUTATORS:
+            # A parameter may be a container the caller owns: replay the write at each call.
+            for atom, trace in tensors.items():
+                if isinstance(atom, Sym):
+                    out = out.join(self.box_method_on_param(atom, trace, name, args, node))
+        if tensors and name not in CONTAINER_MUTATORS:
             out = out.join(self.tensor_method(tensors, name, args, kwargs, node))
         for atom, trace in receiver.items():
             if isinstance(atom, (Ten, Sym)):
@@ -1010,13 +1019,22 @@ class FunctionRun:
                 out = out.join(Value.of(UNKNOWN))
         return out or Value.of(UNKNOWN)
 
+    def added_by(self, name: str, args: tuple[Value, ...], node: cst.Call) -> Value:
+        """What ``container.<name>(*args)`` puts into the container."""
+        if name in ("extend", "update"):
+            added = self.elements(args[0]) if args else EMPTY
+        else:
+            added = args[-1] if args else EMPTY
+        return added.map_traces(self.step(node, f"added to a container: `{code_of(node)}`"))
+
+    def box_method_on_param(self, atom: Sym, trace: Trace | None, name: str,
+                            args: tuple[Value, ...], node: cst.Call) -> Value:
+        self.keep_effect(Value.of(atom, trace), "elem", self.added_by(name, args, node))
+        return Value.of(UNKNOWN)
+
     def box_method(self, box: Box, name: str, args: tuple[Value, ...], node: cst.Call) -> Value:
-        if name in ("append", "add", "insert", "extend", "update", "setdefault", "appendleft"):
-            if name in ("extend", "update"):
-                added = self.elements(args[0]) if args else EMPTY
-            else:
-                added = args[-1] if args else EMPTY
-            added = added.map_traces(self.step(node, f"added to a container: `{code_of(node)}`"))
+        if name in CONTAINER_MUTATORS:
+            added = self.added_by(name, args, node)
             self.program.write(("b", box.site), self.concrete_part(added))
             self.keep_effect(Value.of(box), "elem", added)
             return Value.of(UNKNOWN)
@@ -1052,6 +1070,8 @@ class FunctionRun:
                     elif isinstance(dev, Dev):
                         out = out.join(Value.of(Ten(dev), trace.then(self.step(
                             node, f"moved to {dev.describe()}")) if trace else dev_trace))
+                    elif isinstance(dev, Sym):
+                        out = out.join(self.project_sym(dev, dev_trace, "tensor"))
             return out or Value.of(UNKNOWN)
         if name in model.DATA_READ_METHODS:
             self.emit("read", (tensors,), detail, node, f"read by `{code_of(node)}`")
@@ -1134,8 +1154,13 @@ class FunctionRun:
             inner = self.as_device(args[0] if args else kwargs.get("inner", EMPTY), node)
             return self.autodiff_device(inner, node)
         if name == "device":
-            return self.as_device(args[0] if args else kwargs.get("name", EMPTY), node,
-                                  from_string=True)
+            made = self.as_device(args[0] if args else kwargs.get("name", EMPTY), node)
+            out = EMPTY
+            for atom, trace in made.items():
+                # device(param): the caller's string becomes a device at the call.
+                out = out.join(self.project_sym(atom, trace, "asdev") if isinstance(atom, Sym)
+                               else Value.of(atom, trace))
+            return out or Value.of(UNKNOWN)
         if name in model.CREATORS:
             return self.create_tensor(name, args, kwargs, node)
         if name == "ensure_not_capture":
@@ -1198,7 +1223,7 @@ class FunctionRun:
             return Dev("capture", site=Site(self.file, id(node), self.owner))
         return Dev(kind)
 
-    def as_device(self, value: Value, node: cst.CSTNode, from_string: bool = False) -> Value:
+    def as_device(self, value: Value, node: cst.CSTNode) -> Value:
         """The devices ``value`` denotes where a device is expected (strings included)."""
         out = EMPTY
         for atom, trace in value.items():

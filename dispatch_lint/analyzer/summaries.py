@@ -329,7 +329,9 @@ class Program:
         body_state = body.run_block(node.body.body, State()) or State()
         family = self.family(info.key)
         for stmt in node.body.body:
-            for small in getattr(stmt, "body", ()):
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
                 if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                     if small.target.value not in info.fields:
                         info.fields.append(small.target.value)
@@ -687,6 +689,8 @@ def project(run: FunctionRun, value: Value, proj: str, node: cst.CSTNode) -> Val
     for atom, trace in value.items():
         if isinstance(atom, Sym):
             out = out.join(run.project_sym(atom, trace, proj))
+        elif proj == "asdev":
+            out = out.join(run.as_device(Value.of(atom, trace), node))
         elif proj == "tensor":
             for dev, dev_trace in run.as_device(Value.of(atom, trace), node).items():
                 if isinstance(dev, Dev):
