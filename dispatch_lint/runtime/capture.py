@@ -29,7 +29,7 @@ __all__ = ["Node", "Graph", "Program", "export", "replay", "interpret", "FORMAT_
 FORMAT_VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Node:
     """One recorded operation.
 
@@ -44,6 +44,27 @@ class Node:
     attrs: Mapping[str, Any]
     shape: tuple[int, ...]
     dtype: np.dtype
+
+    # Written by hand: ``attrs`` may hold a constant's array, which ``==`` would broadcast.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Node):
+            return NotImplemented
+        return (
+            (self.op, self.inputs, self.shape, self.dtype)
+            == (other.op, other.inputs, other.shape, other.dtype)
+            and self.attrs.keys() == other.attrs.keys()
+            and all(_same_attr(self.attrs[k], other.attrs[k]) for k in self.attrs)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.op, self.inputs, self.shape, self.dtype))
+
+
+def _same_attr(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+    return bool(a == b)
 
 
 class Graph:

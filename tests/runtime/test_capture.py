@@ -153,7 +153,8 @@ def test_json_round_trip_keeps_every_node() -> None:
     data = json.loads(text)
     assert data["format_version"] == 1
     loaded = dispatch.Program.from_json(text)
-    assert loaded.to_json() == text
+    assert loaded == program and loaded.to_json() == text
+    assert loaded != dispatch.export(out)
     assert [n.op for n in loaded.nodes] == [n.op for n in program.nodes]
     assert [n.shape for n in loaded.nodes] == [n.shape for n in program.nodes]
     first, second = loaded.run({"x": X})
