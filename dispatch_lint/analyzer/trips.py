@@ -32,21 +32,27 @@ class TripsError(Exception):
 @dataclass(frozen=True)
 class Trip:
     """One guard that fired at run time: ``rule`` at ``file``:``line`` (an absolute or
-    working-folder-relative path), for a capture tensor born at ``origin`` (text, if known)."""
+    working-folder-relative path), for a capture tensor born at ``origin_file``:``origin_line``
+    when the runtime knew it."""
 
     rule: str
     file: str
     line: int
-    origin: str | None
+    origin_file: str | None = None
+    origin_line: int | None = None
 
 
-def _origin_text(origin: object) -> str | None:
-    if isinstance(origin, str):
-        return origin or None
-    if isinstance(origin, Mapping) and "file" in origin:
+def _origin(origin: object) -> tuple[str | None, int | None]:
+    """The runtime writes ``{"file", "line"}``; a ``"file:line"`` string is accepted too."""
+    if isinstance(origin, Mapping) and origin.get("file"):
         line = origin.get("line")
-        return f"{origin['file']}:{line}" if line is not None else str(origin["file"])
-    return None
+        return str(origin["file"]), line if isinstance(line, int) and line >= 1 else None
+    if isinstance(origin, str) and origin:
+        file, _, line = origin.rpartition(":")
+        if file and line.isdigit():
+            return file, int(line)
+        return origin, None
+    return None, None
 
 
 def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
@@ -64,12 +70,8 @@ def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
             continue
         try:
             record = json.loads(raw)
-            trip = Trip(
-                rule=str(record["rule"]),
-                file=str(record["file"]),
-                line=int(record["line"]),
-                origin=_origin_text(record.get("origin")),
-            )
+            trip = Trip(str(record["rule"]), str(record["file"]), int(record["line"]),
+                        *_origin(record.get("origin")))
         except (ValueError, KeyError, TypeError):
             malformed += 1
             continue
@@ -86,7 +88,9 @@ def merge_trips(
     checked: Mapping[str, str],
     enabled: frozenset[str],
 ) -> tuple[Diagnostic, ...]:
-    """``diagnostics`` with the run's evidence merged in.
+    """``diagnostics`` with the run's evidence merged in: a finding at a trip's line (or whose
+    trace passes through it) gets a "confirmed at run time" step; a trip no finding explains
+    becomes a finding that only the run saw.
 
     ``checked`` maps the real path of every checked file to its path as shown; trips in other
     files (libraries, unchecked tests) and of rules not enabled are left out.
@@ -97,10 +101,25 @@ def merge_trips(
         if shown is not None and trip.rule in enabled:
             by_place.setdefault((shown, trip.line, trip.rule), []).append(trip)
 
+    # A trip names the line where the guard fired, which for a sink inside a helper is the
+    # helper's line, while the static finding sits at the call: a trip confirms the findings
+    # reported at its line, or else those whose trace passes through it.
+    at_sink: dict[tuple[str, int, str], list[int]] = {}
+    on_path: dict[tuple[str, int, str], list[int]] = {}
+    for index, diagnostic in enumerate(diagnostics):
+        at_sink.setdefault((diagnostic.path, diagnostic.line, diagnostic.rule), []).append(index)
+        for step in diagnostic.trace:
+            on_path.setdefault((step.path, step.line, diagnostic.rule), []).append(index)
+    confirmed: set[int] = set()
+    for place in list(by_place):
+        matches = at_sink.get(place) or on_path.get(place)
+        if matches:
+            confirmed.update(matches)
+            del by_place[place]
+
     merged = []
-    for diagnostic in diagnostics:
-        place = (diagnostic.path, diagnostic.line, diagnostic.rule)
-        if by_place.pop(place, None) is not None:
+    for index, diagnostic in enumerate(diagnostics):
+        if index in confirmed:
             step = TraceStep(diagnostic.path, diagnostic.line, diagnostic.column, CONFIRMED)
             diagnostic = replace(diagnostic, trace=diagnostic.trace + (step,))
         merged.append(diagnostic)
@@ -108,9 +127,19 @@ def merge_trips(
     for (shown, line, rule_id), seen in by_place.items():
         spec = RULES_BY_ID[rule_id]
         steps = []
-        origin = next((t.origin for t in seen if t.origin), None)
-        if origin is not None:
-            steps.append(TraceStep(shown, line, 1, f"the capture tensor was created at {origin}"))
+        origin = next((t for t in seen if t.origin_file is not None), None)
+        if origin is not None and origin.origin_file is not None:
+            origin_shown = checked.get(os.path.realpath(origin.origin_file))
+            if origin_shown is not None and origin.origin_line is not None:
+                steps.append(
+                    TraceStep(origin_shown, origin.origin_line, 1,
+                              "the capture tensor was created here (seen at run time)")
+                )
+            else:
+                where = origin.origin_file
+                if origin.origin_line is not None:
+                    where += f":{origin.origin_line}"
+                steps.append(TraceStep(shown, line, 1, f"the capture tensor was created at {where}"))
         steps.append(TraceStep(shown, line, 1, RUNTIME_ONLY))
         merged.append(
             Diagnostic(

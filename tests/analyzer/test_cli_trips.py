@@ -69,9 +69,19 @@ def test_confirmed_and_runtime_only_findings(project: Path, capsys: pytest.Captu
     assert found == [
         ("train.py", 2, "DL001", ["reaches .backward()", CONFIRMED]),
         ("train.py", 4, "DL003",
-         [f"the capture tensor was created at {project / 'train.py'}:1", RUNTIME_ONLY]),
+         ["the capture tensor was created here (seen at run time)", RUNTIME_ONLY]),
     ]
+    assert document["diagnostics"][1]["trace"][0]["line"] == 1
     assert document["diagnostics"][1]["message"].startswith("Capture tensors hold no data")
+
+
+def test_origin_outside_the_checked_files_is_named(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trips = _trips(project / "t.jsonl",
+                   {"rule": "DL003", "file": "train.py", "line": 4, "origin": "/elsewhere/make.py:12"})
+    _, document, _ = _json(capsys, "--trips", str(trips))
+    assert document["diagnostics"][1]["trace"][0]["message"] == (
+        "the capture tensor was created at /elsewhere/make.py:12"
+    )
 
 
 def test_text_shows_the_evidence(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
