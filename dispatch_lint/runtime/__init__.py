@@ -19,7 +19,14 @@ from __future__ import annotations
 from dispatch_lint.runtime import errors, guards
 from dispatch_lint.runtime.autodiff import Gradients
 from dispatch_lint.runtime.capture import Program, export, replay
-from dispatch_lint.runtime.devices import Autodiff, Capture, Device, Numba, NumPy, device
+from dispatch_lint.runtime.devices import (
+    Autodiff,
+    Capture,
+    Device,
+    Numba,
+    NumPy,
+    device,
+)
 from dispatch_lint.runtime.guards import is_capture
 from dispatch_lint.runtime.tensor import (
     Tensor,
@@ -34,26 +41,26 @@ from dispatch_lint.runtime.tensor import (
 )
 
 __all__ = [
-    "Tensor",
-    "Program",
-    "Gradients",
+    "Autodiff",
+    "Capture",
     "Device",
+    "Gradients",
     "NumPy",
     "Numba",
-    "Capture",
-    "Autodiff",
+    "Program",
+    "Tensor",
+    "arange",
     "device",
+    "errors",
+    "export",
+    "from_numpy",
+    "full",
+    "guards",
+    "is_capture",
+    "ones",
+    "placeholder",
+    "rand",
+    "replay",
     "tensor",
     "zeros",
-    "ones",
-    "full",
-    "arange",
-    "rand",
-    "from_numpy",
-    "placeholder",
-    "export",
-    "replay",
-    "is_capture",
-    "errors",
-    "guards",
 ]

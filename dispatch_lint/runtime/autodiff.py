@@ -19,13 +19,13 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.runtime.tensor import Tensor
 
-__all__ = ["TapeNode", "Gradients", "backward", "unbroadcast"]
+__all__ = ["Gradients", "TapeNode", "backward", "unbroadcast"]
 
 
 class TapeNode:
     """One recorded operation on autodiff tensors (or a leaf made by ``require_grad``)."""
 
-    __slots__ = ("op", "parents", "inputs", "output", "attrs")
+    __slots__ = ("attrs", "inputs", "op", "output", "parents")
 
     def __init__(
         self,
@@ -102,7 +102,9 @@ def _reduced_axes(ndim: int, axis: Any) -> tuple[int, ...]:
     return axis if isinstance(axis, tuple) else (axis,)
 
 
-def _expand(grad: np.ndarray, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
+def _expand(
+    grad: np.ndarray, shape: tuple[int, ...], axis: Any, keepdims: bool
+) -> np.ndarray:
     """Broadcast the gradient of a reduction back to the reduced input's shape."""
     if not keepdims:
         grad = np.expand_dims(grad, _reduced_axes(len(shape), axis))
@@ -135,15 +137,21 @@ def _vjp_matmul(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
         g2 = np.expand_dims(g2, -2)
     grad_a = grad_b = None
     if node.parents[0] is not None:
-        grad_a = unbroadcast(np.matmul(g2, np.swapaxes(b2, -1, -2)), a2.shape).reshape(a.shape)
+        grad_a = unbroadcast(np.matmul(g2, np.swapaxes(b2, -1, -2)), a2.shape).reshape(
+            a.shape
+        )
     if node.parents[1] is not None:
-        grad_b = unbroadcast(np.matmul(np.swapaxes(a2, -1, -2), g2), b2.shape).reshape(b.shape)
+        grad_b = unbroadcast(np.matmul(np.swapaxes(a2, -1, -2), g2), b2.shape).reshape(
+            b.shape
+        )
     return grad_a, grad_b
 
 
 def _vjp_sum(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
     (x,) = node.inputs
-    return (_expand(g, x.shape, node.attrs.get("axis"), node.attrs.get("keepdims", False)),)
+    return (
+        _expand(g, x.shape, node.attrs.get("axis"), node.attrs.get("keepdims", False)),
+    )
 
 
 def _vjp_mean(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
@@ -152,7 +160,9 @@ def _vjp_mean(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
     count = 1
     for a in _reduced_axes(x.ndim, axis):
         count *= x.shape[a]
-    return (_expand(g, x.shape, axis, node.attrs.get("keepdims", False)) / max(count, 1),)
+    return (
+        _expand(g, x.shape, axis, node.attrs.get("keepdims", False)) / max(count, 1),
+    )
 
 
 def _vjp_max(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
@@ -235,10 +245,14 @@ def backward(root: TapeNode | None, output: np.ndarray) -> Gradients:
             if node.op == "leaf":
                 result[node] = np.array(g, copy=True)
                 continue
-            for parent, x, grad in zip(node.parents, node.inputs, _VJPS[node.op](g, node)):
+            for parent, x, grad in zip(
+                node.parents, node.inputs, _VJPS[node.op](g, node)
+            ):
                 if parent is None or grad is None:
                     continue
-                grad = unbroadcast(np.asarray(grad), x.shape).astype(x.dtype, copy=False)
+                grad = unbroadcast(np.asarray(grad), x.shape).astype(
+                    x.dtype, copy=False
+                )
                 previous = grads.get(parent)
                 grads[parent] = grad if previous is None else previous + grad
     return Gradients(result)

@@ -23,7 +23,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.runtime.devices import Device
     from dispatch_lint.runtime.tensor import Tensor
 
-__all__ = ["Node", "Graph", "Program", "export", "replay", "interpret", "FORMAT_VERSION"]
+__all__ = [
+    "FORMAT_VERSION",
+    "Graph",
+    "Node",
+    "Program",
+    "export",
+    "interpret",
+    "replay",
+]
 
 #: Version of the JSON form of a Program; ``from_json`` refuses any other.
 FORMAT_VERSION = 1
@@ -63,14 +71,16 @@ class Node:
 def _same_attr(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
-        return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        return a.dtype == b.dtype and np.array_equal(
+            a, b, equal_nan=a.dtype.kind == "f"
+        )
     return bool(a == b)
 
 
 class Graph:
     """The growing recording of one capture device: nodes in the order they were made."""
 
-    __slots__ = ("nodes", "origins", "names")
+    __slots__ = ("names", "nodes", "origins")
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
@@ -212,9 +222,11 @@ class Program:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"not a dispatch-lint program: invalid JSON ({exc})") from None
+            raise ValueError(
+                f"not a dispatch-lint program: invalid JSON ({exc})"
+            ) from None
         if not isinstance(data, dict) or "format_version" not in data:
-            raise ValueError("not a dispatch-lint program: no \"format_version\" field")
+            raise ValueError('not a dispatch-lint program: no "format_version" field')
         version = data["format_version"]
         if version != FORMAT_VERSION:
             raise ValueError(
@@ -280,7 +292,9 @@ def interpret(
     return [np.asarray(values[i]) for i in program.outputs]
 
 
-def _execute(node: Node, values: list[Any], arrays: Mapping[str, np.ndarray], kernels: Any) -> Any:
+def _execute(
+    node: Node, values: list[Any], arrays: Mapping[str, np.ndarray], kernels: Any
+) -> Any:
     op = node.op
     args = [values[i] for i in node.inputs]
     if op == "input":
@@ -369,8 +383,11 @@ def _node_to_json(node: Node) -> dict[str, Any]:
     for key, value in node.attrs.items():
         if key == "value":
             array = np.asarray(value)
-            attrs[key] = {"dtype": str(array.dtype), "shape": list(array.shape),
-                          "data": array.ravel().tolist()}
+            attrs[key] = {
+                "dtype": str(array.dtype),
+                "shape": list(array.shape),
+                "data": array.ravel().tolist(),
+            }
         elif key == "dtype":
             attrs[key] = str(np.dtype(value))
         elif isinstance(value, tuple):
@@ -386,9 +403,12 @@ def _node_to_json(node: Node) -> dict[str, Any]:
     }
 
 
-_KNOWN_OPS = ops.UNARY | ops.BINARY | ops.REDUCTIONS | {
-    "input", "const", "matmul", "reshape", "transpose", "astype"
-}
+_KNOWN_OPS = (
+    ops.UNARY
+    | ops.BINARY
+    | ops.REDUCTIONS
+    | {"input", "const", "matmul", "reshape", "transpose", "astype"}
+)
 
 
 def _node_from_json(raw: Mapping[str, Any]) -> Node:
@@ -418,6 +438,8 @@ def _node_from_json(raw: Mapping[str, Any]) -> Node:
 def _check_topology(nodes: Sequence[Node], outputs: Sequence[int]) -> None:
     for index, node in enumerate(nodes):
         if any(not 0 <= i < index for i in node.inputs):
-            raise ValueError(f"malformed program JSON: node {index} refers to a later node")
+            raise ValueError(
+                f"malformed program JSON: node {index} refers to a later node"
+            )
     if any(not 0 <= i < len(nodes) for i in outputs):
         raise ValueError("malformed program JSON: an output refers to no node")

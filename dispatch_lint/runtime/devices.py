@@ -26,7 +26,15 @@ from dispatch_lint.runtime.errors import (
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.runtime.tensor import Tensor
 
-__all__ = ["Device", "NumPy", "Numba", "Capture", "Autodiff", "device", "DEVICE_STRINGS"]
+__all__ = [
+    "DEVICE_STRINGS",
+    "Autodiff",
+    "Capture",
+    "Device",
+    "NumPy",
+    "Numba",
+    "device",
+]
 
 #: The strings every ``device=`` argument accepts.
 DEVICE_STRINGS = (
@@ -118,7 +126,9 @@ class Capture(Device):
 
     def __init__(self) -> None:
         self.id = next(_capture_ids)
-        self.origin: Origin | None = user_origin() if modes.get_mode() != "off" else None
+        self.origin: Origin | None = (
+            user_origin() if modes.get_mode() != "off" else None
+        )
         self.graph = Graph()
         self._capture = self
 
@@ -212,7 +222,11 @@ def device(spec: Device | str) -> Device:
         return Numba()
     if name == "capture":
         return Capture()
-    if name.startswith("autodiff:") and name[len("autodiff:") :] in ("numpy", "numba", "capture"):
+    if name.startswith("autodiff:") and name[len("autodiff:") :] in (
+        "numpy",
+        "numba",
+        "capture",
+    ):
         return Autodiff(device(name[len("autodiff:") :]))
     raise ValueError(
         f"unknown device {spec!r}; expected one of {', '.join(map(repr, DEVICE_STRINGS))}"

@@ -15,18 +15,18 @@ from dispatch_lint.catalog import RuleSpec
 from dispatch_lint.catalog import rule as catalog_rule
 
 __all__ = [
-    "Origin",
-    "DispatchError",
-    "CaptureAutodiffError",
-    "CaptureTransferError",
-    "CaptureDataError",
-    "CaptureAutodiffWarning",
-    "NestedAutodiffError",
-    "RequiresAutodiffError",
-    "AutodiffTransferError",
-    "DeviceMismatchError",
-    "CaptureGuardError",
     "ERRORS_BY_RULE",
+    "AutodiffTransferError",
+    "CaptureAutodiffError",
+    "CaptureAutodiffWarning",
+    "CaptureDataError",
+    "CaptureGuardError",
+    "CaptureTransferError",
+    "DeviceMismatchError",
+    "DispatchError",
+    "NestedAutodiffError",
+    "Origin",
+    "RequiresAutodiffError",
 ]
 
 
@@ -45,7 +45,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 
 
 def _is_internal(filename: str) -> bool:
-    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen ")
+    return filename.startswith((_PACKAGE_DIR, "<frozen "))
 
 
 def user_frame_depth() -> int:

@@ -23,18 +23,25 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from dispatch_lint.runtime.errors import CaptureGuardError
-from dispatch_lint.runtime.modes import ENV_VAR, MODES, get_mode, mode, set_mode, training_block
+from dispatch_lint.runtime.modes import (
+    ENV_VAR,
+    MODES,
+    get_mode,
+    mode,
+    set_mode,
+    training_block,
+)
 from dispatch_lint.runtime.tensor import Tensor
 
 __all__ = [
-    "MODES",
     "ENV_VAR",
-    "get_mode",
-    "set_mode",
-    "mode",
-    "is_capture",
+    "MODES",
     "ensure_not_capture",
+    "get_mode",
+    "is_capture",
+    "mode",
     "no_capture",
+    "set_mode",
     "training",
 ]
 
@@ -49,7 +56,9 @@ def is_capture(t: object) -> bool:
 def ensure_not_capture(t: Any, what: str = "this value") -> Any:
     """Return ``t``; raise ``CaptureGuardError`` (DL001) if it is a capture tensor."""
     if is_capture(t) and get_mode() != "off":
-        raise CaptureGuardError(f"{what} must not be a capture tensor, got {t._describe()}", t._meta)
+        raise CaptureGuardError(
+            f"{what} must not be a capture tensor, got {t._describe()}", t._meta
+        )
     return t
 
 
@@ -108,7 +117,9 @@ def _named_arguments(
     try:
         bound = signature.bind(*args, **kwargs) if signature is not None else None
     except TypeError:
-        bound = None  # the call itself is wrong; let the function raise its own TypeError
+        bound = (
+            None  # the call itself is wrong; let the function raise its own TypeError
+        )
     if bound is None:
         return [(f"argument {i}", a) for i, a in enumerate(args)] + list(kwargs.items())
     named: list[tuple[str, Any]] = []

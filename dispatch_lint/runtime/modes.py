@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["MODES", "ENV_VAR", "get_mode", "set_mode", "mode", "in_training"]
+__all__ = ["ENV_VAR", "MODES", "get_mode", "in_training", "mode", "set_mode"]
 
 #: ``raise``: every rule raises with its origin; ``strict``: warnings (DL004) raise too;
 #: ``off``: no origins recorded, early checks skipped (invariants with no data still raise).
@@ -48,7 +48,9 @@ _training: contextvars.ContextVar[int] = contextvars.ContextVar(
 
 def _check_mode(value: str) -> str:
     if value not in MODES:
-        raise ValueError(f"unknown guard mode {value!r}; expected one of: {', '.join(MODES)}")
+        raise ValueError(
+            f"unknown guard mode {value!r}; expected one of: {', '.join(MODES)}"
+        )
     return value
 
 

@@ -15,19 +15,19 @@ import numpy as np
 from dispatch_lint.runtime.backends.numpy import KERNELS
 
 __all__ = [
-    "UNARY",
     "BINARY",
     "COMPARISONS",
-    "REDUCTIONS",
     "DIFFERENTIABLE",
-    "SYMBOLS",
+    "REDUCTIONS",
     "SUPPORTED_DTYPES",
+    "SYMBOLS",
+    "UNARY",
     "as_dtype",
-    "normalize_shape",
+    "infer",
     "normalize_axis",
+    "normalize_shape",
     "reshape_target",
     "transpose_axes",
-    "infer",
 ]
 
 UNARY = frozenset({"neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs"})
@@ -35,9 +35,9 @@ COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 BINARY = frozenset({"add", "sub", "mul", "div", "pow"}) | COMPARISONS
 REDUCTIONS = frozenset({"sum", "mean", "max"})
 #: Ops whose result carries a gradient (comparisons and casts to non-float do not).
-DIFFERENTIABLE = (UNARY | BINARY | REDUCTIONS | {"matmul", "reshape", "transpose", "astype"}) - (
-    COMPARISONS
-)
+DIFFERENTIABLE = (
+    UNARY | BINARY | REDUCTIONS | {"matmul", "reshape", "transpose", "astype"}
+) - (COMPARISONS)
 
 #: How an op is spelled in user code, for error messages.
 SYMBOLS = {
@@ -120,9 +120,13 @@ def normalize_axis(axis: Any, ndim: int, op: str) -> int | tuple[int, ...] | Non
     result = []
     for a in axes:
         if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
-            raise TypeError(f"{op}(axis=...) takes an int or a tuple of ints, got {axis!r}")
+            raise TypeError(
+                f"{op}(axis=...) takes an int or a tuple of ints, got {axis!r}"
+            )
         if not -ndim <= a < ndim:
-            raise ValueError(f"{op}(axis={axis!r}) is out of range for a tensor with {ndim} dims")
+            raise ValueError(
+                f"{op}(axis={axis!r}) is out of range for a tensor with {ndim} dims"
+            )
         result.append(int(a) % ndim)
     if len(set(result)) != len(result):
         raise ValueError(f"{op}(axis={axis!r}) repeats an axis")
@@ -146,7 +150,9 @@ def reshape_target(shape: tuple[int, ...], target: Any) -> tuple[int, ...]:
     if -1 in dims:
         known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
         if known == 0 or size % known:
-            raise ValueError(f"cannot reshape a tensor of shape {shape} to {tuple(dims)}")
+            raise ValueError(
+                f"cannot reshape a tensor of shape {shape} to {tuple(dims)}"
+            )
         dims[dims.index(-1)] = size // known
     if int(np.prod(dims, dtype=np.int64)) != size:
         raise ValueError(
@@ -176,11 +182,15 @@ def transpose_axes(ndim: int, axes: tuple[Any, ...]) -> tuple[int, ...] | None:
         perm[norm[0]], perm[norm[1]] = perm[norm[1]], perm[norm[0]]
         return tuple(perm)
     if sorted(norm) != list(range(ndim)):
-        raise ValueError(f"transpose axes {axes!r} are not a permutation of {ndim} dims")
+        raise ValueError(
+            f"transpose axes {axes!r} are not a permutation of {ndim} dims"
+        )
     return tuple(norm)
 
 
-def _probe_dtype(op: str, dtypes: tuple[np.dtype, ...], attrs: Mapping[str, Any]) -> np.dtype:
+def _probe_dtype(
+    op: str, dtypes: tuple[np.dtype, ...], attrs: Mapping[str, Any]
+) -> np.dtype:
     # The result dtype is whatever the reference kernel gives on one-element arrays of the
     # input dtypes: this follows NumPy's promotion exactly, including int / int -> float64.
     probes = [np.ones((), dtype=d) for d in dtypes]
@@ -196,7 +206,9 @@ def _probe_dtype(op: str, dtypes: tuple[np.dtype, ...], attrs: Mapping[str, Any]
                 out = getattr(KERNELS, op)(*probes)
         except TypeError:
             names = " and ".join(str(d) for d in dtypes)
-            raise TypeError(f"{spelled(op)} is not supported for dtype {names}") from None
+            raise TypeError(
+                f"{spelled(op)} is not supported for dtype {names}"
+            ) from None
     dtype = np.asarray(out).dtype
     if dtype not in SUPPORTED_DTYPES:
         raise TypeError(f"{spelled(op)} on {dtypes} gives unsupported dtype {dtype}")
@@ -216,7 +228,9 @@ def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     try:
         batch = np.broadcast_shapes(a2[:-2], b2[:-2])
     except ValueError:
-        raise ValueError(f"@ batch dims of shapes {a} and {b} do not broadcast") from None
+        raise ValueError(
+            f"@ batch dims of shapes {a} and {b} do not broadcast"
+        ) from None
     shape = batch + (a2[-2], b2[-1])
     if len(a) == 1:
         shape = shape[:-2] + shape[-1:]
@@ -225,9 +239,13 @@ def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
-def _reduced_shape(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[int, ...]:
-    axes = set(range(len(shape))) if axis is None else set(
-        axis if isinstance(axis, tuple) else (axis,)
+def _reduced_shape(
+    shape: tuple[int, ...], axis: Any, keepdims: bool
+) -> tuple[int, ...]:
+    axes = (
+        set(range(len(shape)))
+        if axis is None
+        else set(axis if isinstance(axis, tuple) else (axis,))
     )
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
@@ -263,14 +281,16 @@ def infer(
         axis = attrs.get("axis")
         shape = shapes[0]
         if op == "max":
-            axes = range(len(shape)) if axis is None else (
-                axis if isinstance(axis, tuple) else (axis,)
+            axes = (
+                range(len(shape))
+                if axis is None
+                else (axis if isinstance(axis, tuple) else (axis,))
             )
             if any(shape[a] == 0 for a in axes):
                 raise ValueError(f"max over an empty axis of a tensor of shape {shape}")
-        return _reduced_shape(shape, axis, bool(attrs.get("keepdims", False))), _probe_dtype(
-            op, dtypes, attrs
-        )
+        return _reduced_shape(
+            shape, axis, bool(attrs.get("keepdims", False))
+        ), _probe_dtype(op, dtypes, attrs)
     if op == "reshape":
         return tuple(attrs["shape"]), dtypes[0]
     if op == "transpose":

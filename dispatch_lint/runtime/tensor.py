@@ -39,16 +39,16 @@ from dispatch_lint.runtime.errors import (
 
 __all__ = [
     "Tensor",
-    "tensor",
-    "from_numpy",
-    "zeros",
-    "ones",
-    "full",
     "arange",
-    "rand",
-    "placeholder",
     "from_array",
+    "from_numpy",
+    "full",
     "lift",
+    "ones",
+    "placeholder",
+    "rand",
+    "tensor",
+    "zeros",
 ]
 
 _ndarray = np.ndarray
@@ -62,11 +62,13 @@ class Tensor:
     ``zeros``, ``ones``, ``full``, ``arange``, ``rand``, ``from_numpy`` or ``placeholder``.
     """
 
-    __slots__ = ("_data", "_device", "_node", "_meta")
+    __slots__ = ("_data", "_device", "_meta", "_node")
     # ``ndarray + tensor`` must defer to ``Tensor.__radd__`` instead of converting the tensor.
     __array_priority__ = 1000
 
-    def __init__(self, data: Any, device: Device | str | None = None, dtype: Any = None) -> None:
+    def __init__(
+        self, data: Any, device: Device | str | None = None, dtype: Any = None
+    ) -> None:
         made = tensor(data, device=device, dtype=dtype)
         self._data = made._data
         self._device = made._device
@@ -139,7 +141,9 @@ class Tensor:
         """The single element as a Python number (DL003 on a capture tensor)."""
         data = self._read(".item()")
         if data.size != 1:
-            raise ValueError(f".item() needs a tensor with one element, got shape {data.shape}")
+            raise ValueError(
+                f".item() needs a tensor with one element, got shape {data.shape}"
+            )
         return data.item()
 
     def tolist(self) -> Any:
@@ -175,7 +179,9 @@ class Tensor:
             return str(self)
         data = self._read(f"format(t, {spec!r})")
         if data.size != 1:
-            raise TypeError(f"format spec {spec!r} needs a one-element tensor, got {data.shape}")
+            raise TypeError(
+                f"format spec {spec!r} needs a one-element tensor, got {data.shape}"
+            )
         return format(data.item(), spec)
 
     def __len__(self) -> int:
@@ -211,7 +217,9 @@ class Tensor:
 
     def _autodiff_call(self, call: str) -> None:
         if self._data is None:
-            raise CaptureAutodiffError(f"{call} was called on {self._describe()}", self._meta)
+            raise CaptureAutodiffError(
+                f"{call} was called on {self._describe()}", self._meta
+            )
         if not self._device.is_autodiff:
             raise RequiresAutodiffError(
                 f"{call} was called on a tensor on the plain device {self._device!r}"
@@ -225,7 +233,9 @@ class Tensor:
         """
         self._autodiff_call(".require_grad()")
         if self._data.dtype.kind != "f":
-            raise TypeError(f"only float tensors can require gradients, got {self.dtype}")
+            raise TypeError(
+                f"only float tensors can require gradients, got {self.dtype}"
+            )
         if self._node is None or self._node.op != "leaf":
             self._node = autodiff.leaf()
         return self
@@ -239,7 +249,9 @@ class Tensor:
         """This tensor's gradient in ``grads`` as a plain tensor on the inner device, or None."""
         self._autodiff_call(".grad()")
         if not isinstance(grads, autodiff.Gradients):
-            raise TypeError(f".grad() takes the Gradients of backward(), got {type(grads).__name__}")
+            raise TypeError(
+                f".grad() takes the Gradients of backward(), got {type(grads).__name__}"
+            )
         array = grads.array_for(self._node)
         if array is None:
             return None
@@ -277,7 +289,9 @@ class Tensor:
             return _constant(self._data, target, _birth())
         node = None
         if self._node is not None:
-            node = autodiff.TapeNode("copy", (self._node,), (self._data,), self._data, None)
+            node = autodiff.TapeNode(
+                "copy", (self._node,), (self._data,), self._data, None
+            )
         return _real(np.array(self._data, copy=True), target, node)
 
     def astype(self, dtype: Any) -> Tensor:
@@ -338,11 +352,15 @@ class Tensor:
     def reshape(self, *shape: Any) -> Tensor:
         """The same elements in ``shape`` (ints or one tuple; one -1 is inferred)."""
         target = shape[0] if len(shape) == 1 else shape
-        return _apply("reshape", (self,), {"shape": ops.reshape_target(self.shape, target)})
+        return _apply(
+            "reshape", (self,), {"shape": ops.reshape_target(self.shape, target)}
+        )
 
     def transpose(self, *axes: Any) -> Tensor:
         """Permute dims: none reverses them; a full permutation as NumPy; two axes swap them."""
-        return _apply("transpose", (self,), {"axes": ops.transpose_axes(self.ndim, axes)})
+        return _apply(
+            "transpose", (self,), {"axes": ops.transpose_axes(self.ndim, axes)}
+        )
 
     @property
     def T(self) -> Tensor:
@@ -361,7 +379,7 @@ def _fast_binary(op: str) -> Callable[[Tensor, Any], Any]:
         if kernels is not None and other.__class__ is Tensor and other._device is d:
             try:
                 out = getattr(kernels, op)(self._data, other._data)
-            except Exception:
+            except Exception:  # noqa: BLE001 - any kernel failure is re-diagnosed below
                 # Re-run through the checked path: it raises an error that names the problem.
                 return _binary(op, self, other)
             if out.__class__ is not _ndarray:
@@ -409,7 +427,9 @@ for _op, _dunder in (
 # -- the checked path --------------------------------------------------------------------------
 
 
-def _real(data: np.ndarray, dev: Device, node: autodiff.TapeNode | None = None) -> Tensor:
+def _real(
+    data: np.ndarray, dev: Device, node: autodiff.TapeNode | None = None
+) -> Tensor:
     result = _new(Tensor)
     result._data = data
     result._device = dev
@@ -444,7 +464,9 @@ def _record(dev: Device, node: Node, origin: Origin | None) -> Tensor:
 
 def _constant(array: np.ndarray, dev: Device, origin: Origin | None) -> Tensor:
     value = np.array(array, copy=True)
-    node = Node("const", (), MappingProxyType({"value": value}), value.shape, value.dtype)
+    node = Node(
+        "const", (), MappingProxyType({"value": value}), value.shape, value.dtype
+    )
     return _record(dev, node, origin)
 
 
@@ -507,7 +529,7 @@ def _unary(op: str, x: Tensor) -> Tensor:
     if kernels is not None:
         try:
             out = getattr(kernels, op)(x._data)
-        except Exception:
+        except Exception:  # noqa: BLE001 - the checked path names the problem
             return _apply(op, (x,), {})
         if out.__class__ is not _ndarray:
             out = _asarray(out)
@@ -530,7 +552,9 @@ def _apply(op: str, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor
             op, tuple(t.shape for t in inputs), tuple(t.dtype for t in inputs), attrs
         )
         origin = next((t._meta for t in inputs if t._meta is not None), None)
-        node = Node(op, tuple(t._node for t in inputs), MappingProxyType(attrs), shape, dtype)
+        node = Node(
+            op, tuple(t._node for t in inputs), MappingProxyType(attrs), shape, dtype
+        )
         return _record(dev, node, origin)
     arrays = tuple(t._data for t in inputs)
     kernels = dev._base._kernels
@@ -538,7 +562,9 @@ def _apply(op: str, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor
         out = _run_kernel(kernels, op, arrays, attrs)
     except Exception as exc:
         # Name the problem in the user's terms; never surface a bare NumPy error.
-        ops.infer(op, tuple(a.shape for a in arrays), tuple(a.dtype for a in arrays), attrs)
+        ops.infer(
+            op, tuple(a.shape for a in arrays), tuple(a.dtype for a in arrays), attrs
+        )
         raise ValueError(
             f"{ops.spelled(op)} failed on tensors of shapes "
             f"{', '.join(str(a.shape) for a in arrays)} and dtypes "
@@ -554,7 +580,9 @@ def _apply(op: str, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor
     return _real(out, dev, node)
 
 
-def _run_kernel(kernels: Any, op: str, arrays: tuple[np.ndarray, ...], attrs: dict[str, Any]) -> Any:
+def _run_kernel(
+    kernels: Any, op: str, arrays: tuple[np.ndarray, ...], attrs: dict[str, Any]
+) -> Any:
     kernel = getattr(kernels, op)
     if op in ops.REDUCTIONS:
         return kernel(arrays[0], attrs["axis"], attrs["keepdims"])
@@ -612,17 +640,23 @@ def tensor(data: Any, device: Device | str | None = None, dtype: Any = None) -> 
         else:
             array = np.array(data)
             if array.dtype == object or array.dtype.kind in "USV":
-                raise TypeError(f"tensor data must be numbers or bools, got {data!r:.80}")
+                raise TypeError(
+                    f"tensor data must be numbers or bools, got {data!r:.80}"
+                )
             array = _default_dtype(array) if wanted is None else array.astype(wanted)
     except ValueError as exc:
-        raise ValueError(f"tensor data is not a rectangular array of numbers: {exc}") from None
+        raise ValueError(
+            f"tensor data is not a rectangular array of numbers: {exc}"
+        ) from None
     return from_array(array, dev)
 
 
 def from_numpy(array: np.ndarray, device: Device | str | None = None) -> Tensor:
     """A tensor over a NumPy array (no copy on a real device); the dtype is kept."""
     if not isinstance(array, (np.ndarray, np.generic)):
-        raise TypeError(f"from_numpy() takes a numpy.ndarray, got {type(array).__name__}")
+        raise TypeError(
+            f"from_numpy() takes a numpy.ndarray, got {type(array).__name__}"
+        )
     return from_array(np.asarray(array), _target(device))
 
 
@@ -646,7 +680,9 @@ def full(
     shape: Any, fill_value: Any, device: Device | str | None = None, dtype: Any = None
 ) -> Tensor:
     """A tensor filled with ``fill_value`` (float32 unless ``dtype`` says otherwise)."""
-    if not isinstance(fill_value, (numbers.Number, np.generic)) or isinstance(fill_value, complex):
+    if not isinstance(fill_value, (numbers.Number, np.generic)) or isinstance(
+        fill_value, complex
+    ):
         raise TypeError(f"full() takes a number as fill value, got {fill_value!r}")
     return _filled(shape, fill_value, device, dtype)
 
@@ -676,7 +712,10 @@ def arange(
 
 
 def rand(
-    shape: Any, seed: int | None = None, device: Device | str | None = None, dtype: Any = None
+    shape: Any,
+    seed: int | None = None,
+    device: Device | str | None = None,
+    dtype: Any = None,
 ) -> Tensor:
     """Uniform random values in [0, 1) (float32 unless ``dtype``); ``seed`` makes them fixed."""
     dims = ops.normalize_shape(shape)
@@ -730,5 +769,7 @@ def lift(t: Tensor, target: Autodiff) -> Tensor:
         result._meta = t._meta
         return result
     if t._device != inner:
-        raise ValueError(f"{target!r}.wrap() takes a tensor on {inner!r}, got one on {t._device!r}")
+        raise ValueError(
+            f"{target!r}.wrap() takes a tensor on {inner!r}, got one on {t._device!r}"
+        )
     return _real(t._data, target)

@@ -62,7 +62,9 @@ def run_chain(names: list[str], x: Tensor, y: Tensor, dev: dispatch.Device) -> T
 @given(names=st.lists(st.sampled_from(sorted(STEPS)), min_size=1, max_size=6))
 def test_export_then_run_equals_eager(names: list[str]) -> None:
     eager = run_chain(
-        names, dispatch.tensor(X, dtype="float64"), dispatch.tensor(Y, dtype="float64"),
+        names,
+        dispatch.tensor(X, dtype="float64"),
+        dispatch.tensor(Y, dtype="float64"),
         dispatch.NumPy(),
     )
     cap = dispatch.Capture()
@@ -123,7 +125,9 @@ def test_replay_returns_one_tensor_or_a_tuple_on_the_requested_device() -> None:
 
 def test_run_on_autodiff_gives_trainable_tensors() -> None:
     x = dispatch.placeholder((2,), name="x")
-    result = dispatch.export(x * 3.0).run({"x": [1.0, 2.0]}, device=dispatch.Autodiff(dispatch.NumPy()))
+    result = dispatch.export(x * 3.0).run(
+        {"x": [1.0, 2.0]}, device=dispatch.Autodiff(dispatch.NumPy())
+    )
     result.require_grad()
     assert result.grad((result * result).sum().backward()).tolist() == [6.0, 12.0]
 
@@ -131,7 +135,9 @@ def test_run_on_autodiff_gives_trainable_tensors() -> None:
 def test_run_accepts_real_tensors_and_casts_lists() -> None:
     x = dispatch.placeholder((2,), name="x", dtype="float64")
     program = dispatch.export(x + 1.0)
-    assert program.run({"x": dispatch.tensor([1.0, 2.0], dtype="float64")}).tolist() == [2.0, 3.0]
+    assert program.run(
+        {"x": dispatch.tensor([1.0, 2.0], dtype="float64")}
+    ).tolist() == [2.0, 3.0]
     assert program.run({"x": [1, 2]}).dtype == "float64"
 
 
@@ -180,12 +186,22 @@ def test_json_of_another_format_version_is_a_clear_value_error() -> None:
     [
         ({"x": [1.0, 2.0], "z": [1.0]}, ValueError, "unknown program input.*'z'"),
         ({}, ValueError, "missing program input.*'x'"),
-        ({"x": [1.0, 2.0, 3.0]}, ValueError, r"'x' has shape \(3,\); the placeholder is \(2,\)"),
-        ({"x": np.array([1, 2])}, TypeError, "'x' has dtype int64; the placeholder is float32"),
+        (
+            {"x": [1.0, 2.0, 3.0]},
+            ValueError,
+            r"'x' has shape \(3,\); the placeholder is \(2,\)",
+        ),
+        (
+            {"x": np.array([1, 2])},
+            TypeError,
+            "'x' has dtype int64; the placeholder is float32",
+        ),
         ({"x": ["a", "b"]}, TypeError, "'x' has dtype"),
     ],
 )
-def test_bad_program_inputs_name_the_problem(inputs: dict, error: type, words: str) -> None:
+def test_bad_program_inputs_name_the_problem(
+    inputs: dict, error: type, words: str
+) -> None:
     program = dispatch.export(dispatch.placeholder((2,), name="x") * 2.0)
     with pytest.raises(error, match=words):
         program.run(inputs)
@@ -224,11 +240,15 @@ def test_a_failed_operation_leaves_the_graph_usable() -> None:
     assert dispatch.replay(y, {"x": np.ones((2, 3), np.float32)}).tolist() == [6.0, 6.0]
 
 
-def test_repr_of_a_capture_tensor_shows_device_shape_dtype_and_node_never_data() -> None:
+def test_repr_of_a_capture_tensor_shows_device_shape_dtype_and_node_never_data() -> (
+    None
+):
     cap = dispatch.Capture()
     x = dispatch.placeholder((2, 3), device=cap, name="x")
     text = repr(x)
-    assert "capture" in text and "'x'" in text and "(2, 3)" in text and "float32" in text
+    assert (
+        "capture" in text and "'x'" in text and "(2, 3)" in text and "float32" in text
+    )
     assert repr(cap) in text and repr(cap).startswith("Capture@test_capture.py:")
     e = x.exp()
     assert str(e) == repr(e) and "exp" in repr(e)

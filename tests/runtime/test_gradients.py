@@ -22,7 +22,10 @@ EXAMPLES = settings(max_examples=25, deadline=None)
 
 
 def check_gradients(
-    fn: Callable[..., Tensor], *arrays: np.ndarray, rtol: float = 1e-5, atol: float = 1e-7
+    fn: Callable[..., Tensor],
+    *arrays: np.ndarray,
+    rtol: float = 1e-5,
+    atol: float = 1e-7,
 ) -> None:
     """Compare the autodiff gradient of ``sum(fn(*xs) * w)`` with central differences."""
     xs = [dispatch.tensor(a, device=AD, dtype="float64").require_grad() for a in arrays]
@@ -50,7 +53,9 @@ def check_gradients(
         np.testing.assert_allclose(analytic.numpy(), numeric, rtol=rtol, atol=atol)
 
 
-def values(low: float, high: float, shape: st.SearchStrategy | tuple[int, ...]) -> st.SearchStrategy:
+def values(
+    low: float, high: float, shape: st.SearchStrategy | tuple[int, ...]
+) -> st.SearchStrategy:
     return hnp.arrays(np.float64, shape, elements=st.floats(low, high))
 
 
@@ -105,7 +110,9 @@ BINARY: dict[str, tuple[tuple[float, float], tuple[float, float], Callable]] = {
 @given(data=st.data())
 def test_binary_gradients_with_broadcasting(op: str, data: st.DataObject) -> None:
     (a_range, b_range, fn) = BINARY[op]
-    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))
+    shapes = data.draw(
+        hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3)
+    )
     a = data.draw(values(*a_range, shapes.input_shapes[0]))
     b = data.draw(values(*b_range, shapes.input_shapes[1]))
     check_gradients(fn, a, b)
@@ -141,7 +148,9 @@ def test_matmul_gradients_for_vectors_matrices_and_batches(data: st.DataObject) 
 def reduction_case(draw: st.DrawFn, unique: bool) -> tuple[np.ndarray, object, bool]:
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=3))
     # Distinct values well apart for max: a finite difference across a tie is meaningless.
-    elements = st.integers(-30, 30).map(lambda v: v / 10) if unique else st.floats(-2, 2)
+    elements = (
+        st.integers(-30, 30).map(lambda v: v / 10) if unique else st.floats(-2, 2)
+    )
     x = draw(hnp.arrays(np.float64, shape, elements=elements, unique=unique))
     axis = draw(
         st.none()
@@ -154,14 +163,18 @@ def reduction_case(draw: st.DrawFn, unique: bool) -> tuple[np.ndarray, object, b
 @pytest.mark.parametrize("op", ["sum", "mean"])
 @EXAMPLES
 @given(case=reduction_case(unique=False))
-def test_reduction_gradients_with_axis(op: str, case: tuple[np.ndarray, object, bool]) -> None:
+def test_reduction_gradients_with_axis(
+    op: str, case: tuple[np.ndarray, object, bool]
+) -> None:
     x, axis, keepdims = case
     check_gradients(lambda t: getattr(t, op)(axis=axis, keepdims=keepdims), x)
 
 
 @EXAMPLES
 @given(case=reduction_case(unique=True))
-def test_max_gradient_goes_to_the_maximum(case: tuple[np.ndarray, object, bool]) -> None:
+def test_max_gradient_goes_to_the_maximum(
+    case: tuple[np.ndarray, object, bool],
+) -> None:
     x, axis, keepdims = case
     check_gradients(lambda t: t.max(axis=axis, keepdims=keepdims), x)
 
@@ -186,7 +199,9 @@ def test_reshape_and_transpose_gradients(x: np.ndarray) -> None:
 def test_gradient_accumulates_over_a_tensor_used_twice_and_a_chain() -> None:
     x = np.array([[0.3, -1.2, 0.8], [1.5, 0.2, -0.4]])
     w = np.array([[0.5], [-1.0], [2.0]])
-    check_gradients(lambda a, b: ((a @ b).tanh() * a.sum(axis=1, keepdims=True)).sigmoid(), x, w)
+    check_gradients(
+        lambda a, b: ((a @ b).tanh() * a.sum(axis=1, keepdims=True)).sigmoid(), x, w
+    )
 
 
 def test_mixed_autodiff_and_plain_operand_is_tracked() -> None:

@@ -27,14 +27,21 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if k != guards.ENV_VAR}
     environment.update(env)
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
     )
 
 
 SHOW_MODE = "from dispatch_lint.runtime import guards; print(guards.get_mode())"
 
 
-@pytest.mark.parametrize(("value", "expected"), [("strict", "strict"), ("off", "off"), ("", "raise")])
+@pytest.mark.parametrize(
+    ("value", "expected"), [("strict", "strict"), ("off", "off"), ("", "raise")]
+)
 def test_mode_comes_from_the_environment_variable(value: str, expected: str) -> None:
     result = run_python(SHOW_MODE, DISPATCH_LINT_GUARDS=value)
     assert result.returncode == 0, result.stderr
@@ -54,7 +61,9 @@ def test_strict_environment_turns_dl004_into_an_error() -> None:
         "try:\n    dispatch.Autodiff(dispatch.Capture())\n"
         "except CaptureAutodiffWarning as e:\n    print('raised', e.rule)\n"
     )
-    assert run_python(code, DISPATCH_LINT_GUARDS="strict").stdout.strip() == "raised DL004"
+    assert (
+        run_python(code, DISPATCH_LINT_GUARDS="strict").stdout.strip() == "raised DL004"
+    )
     assert run_python(code).stdout.strip() == ""
 
 
@@ -138,7 +147,10 @@ def test_no_capture_checks_every_argument_at_the_call() -> None:
 
     real = dispatch.ones(2)
     x = dispatch.placeholder((2,), name="x")
-    assert train_step(real, weights=[real]) == "done" and train_step.__doc__ == "Docstring kept."
+    assert (
+        train_step(real, weights=[real]) == "done"
+        and train_step.__doc__ == "Docstring kept."
+    )
     for args, kwargs, name in [
         ((x,), {}, "batch"),
         ((real,), {"weights": [real, x]}, "weights"),
@@ -196,7 +208,8 @@ def test_dl004_is_a_warning_in_raise_mode_and_an_error_in_strict_mode() -> None:
 def test_trip_log_gets_one_json_line_per_guard_error(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     log = tmp_path / "trips.jsonl"
     monkeypatch.setenv("DISPATCH_LINT_TRIPS", str(log))
-    x = dispatch.placeholder((2,)); born = sys._getframe().f_lineno  # noqa: E702
+    born = sys._getframe().f_lineno + 1
+    x = dispatch.placeholder((2,))
     with pytest.raises(CaptureAutodiffError):
         sink = sys._getframe().f_lineno + 1
         x.backward()

@@ -22,13 +22,19 @@ def test_leaves_mode_alone_for_the_next_test():
 
 
 @pytest.mark.parametrize("mode", ["strict", "off", "raise"])
-def test_option_sets_the_mode_for_every_test(pytester: pytest.Pytester, mode: str) -> None:
+def test_option_sets_the_mode_for_every_test(
+    pytester: pytest.Pytester, mode: str
+) -> None:
     pytester.makepyfile(test_user=TESTS)
-    result = pytester.runpytest_subprocess(f"--dispatch-guards={mode}", "-s", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        f"--dispatch-guards={mode}", "-s", "-p", "no:cacheprovider"
+    )
     result.stdout.fnmatch_lines([f"*MODE={mode}*"])
     if mode == "strict":
         result.assert_outcomes(passed=2, failed=1)
-        result.stdout.fnmatch_lines(["*CaptureAutodiffWarning: Autodiff over a capture device*"])
+        result.stdout.fnmatch_lines(
+            ["*CaptureAutodiffWarning: Autodiff over a capture device*"]
+        )
     else:
         result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines([f"dispatch-lint guards: {mode}"])

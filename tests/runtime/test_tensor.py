@@ -20,9 +20,17 @@ def test_default_dtypes_follow_pytorch() -> None:
     assert dispatch.tensor([True, False]).dtype == "bool"
     assert dispatch.tensor(np.array([1.0])).dtype == "float64"
     assert dispatch.from_numpy(np.array([1], dtype=np.int32)).dtype == "int32"
-    for made in (dispatch.zeros((2, 3)), dispatch.ones(3), dispatch.full((2,), 7), dispatch.rand(4)):
+    for made in (
+        dispatch.zeros((2, 3)),
+        dispatch.ones(3),
+        dispatch.full((2,), 7),
+        dispatch.rand(4),
+    ):
         assert made.dtype == "float32"
-    assert dispatch.arange(5).dtype == "int64" and dispatch.arange(0.0, 1.0, 0.25).dtype == "float32"
+    assert (
+        dispatch.arange(5).dtype == "int64"
+        and dispatch.arange(0.0, 1.0, 0.25).dtype == "float32"
+    )
     assert dispatch.tensor([1, 2], dtype="float64").dtype == "float64"
     assert Tensor([1.0], device="numba").device == dispatch.Numba()
 
@@ -42,7 +50,9 @@ def test_properties() -> None:
     t = dispatch.ones((2, 3), device="autodiff:numpy")
     assert t.shape == (2, 3) and t.ndim == 2 and len(t) == 2
     assert t.is_autodiff and not t.is_capture and not dispatch.is_capture(t)
-    assert dispatch.is_capture(dispatch.placeholder((1,))) and not dispatch.is_capture(3)
+    assert dispatch.is_capture(dispatch.placeholder((1,))) and not dispatch.is_capture(
+        3
+    )
 
 
 BINARY = {
@@ -64,12 +74,20 @@ BINARY = {
 @pytest.mark.parametrize("symbol", sorted(BINARY))
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
-def test_binary_ops_broadcast_like_numpy(symbol: str, dev: dispatch.Device, data: st.DataObject) -> None:
+def test_binary_ops_broadcast_like_numpy(
+    symbol: str, dev: dispatch.Device, data: st.DataObject
+) -> None:
     op, reference = BINARY[symbol]
-    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))
+    shapes = data.draw(
+        hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3)
+    )
     dtype = data.draw(st.sampled_from([np.float32, np.float64]))
-    a = data.draw(hnp.arrays(dtype, shapes.input_shapes[0], elements=st.floats(0.5, 2, width=32)))
-    b = data.draw(hnp.arrays(dtype, shapes.input_shapes[1], elements=st.floats(0.5, 2, width=32)))
+    a = data.draw(
+        hnp.arrays(dtype, shapes.input_shapes[0], elements=st.floats(0.5, 2, width=32))
+    )
+    b = data.draw(
+        hnp.arrays(dtype, shapes.input_shapes[1], elements=st.floats(0.5, 2, width=32))
+    )
     result = op(dispatch.from_numpy(a, device=dev), dispatch.from_numpy(b, device=dev))
     expected = reference(a, b)
     assert result.device == dev and result.dtype == expected.dtype
@@ -134,7 +152,11 @@ def test_data_reads_on_real_tensors() -> None:
 @pytest.mark.parametrize(
     ("make", "error", "words"),
     [
-        (lambda: dispatch.ones((2, 3)) + dispatch.ones(4), ValueError, r"\(2, 3\) and \(4,\) do not broadcast for \+"),
+        (
+            lambda: dispatch.ones((2, 3)) + dispatch.ones(4),
+            ValueError,
+            r"\(2, 3\) and \(4,\) do not broadcast for \+",
+        ),
         (lambda: dispatch.ones((2, 3)) @ dispatch.ones((2, 3)), ValueError, "@ shapes"),
         (lambda: dispatch.ones(3).sum(axis=1), ValueError, "out of range"),
         (lambda: dispatch.ones(6).reshape(4, 2), ValueError, "cannot reshape"),

@@ -11,7 +11,7 @@ from typing import Any
 
 from dispatch_lint.runtime.backends.numpy import KERNELS as NUMPY_KERNELS
 
-__all__ = ["kernels_for", "numba_backend", "NUMPY_KERNELS"]
+__all__ = ["NUMPY_KERNELS", "kernels_for", "numba_backend"]
 
 _numba_module: Any = None
 _numba_tried = False

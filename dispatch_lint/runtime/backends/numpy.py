@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NumPyKernels", "KERNELS"]
+__all__ = ["KERNELS", "NumPyKernels"]
 
 Axis = int | tuple[int, ...] | None
 
