@@ -59,6 +59,8 @@ _EXPECT = re.compile(r"#\s*expect:\s*(DL\d{3}(?:\s*,\s*DL\d{3})*)\s*$")
 _UNREACHABLE = "# runtime: unreachable-marks"
 #: How far down the entry file the ``# runtime:`` directive may sit (after the docstring).
 _DIRECTIVE_LINES = 8
+#: Single-file fixtures are imported under this prefix so that they shadow no real module.
+_PRIVATE_PREFIX = "dispatch_lint_fixture_"
 
 #: Fixtures on which one side disagrees with DESIGN.md and the agreed semantics, keyed by
 #: (fixture name, "analyzer" | "runtime"). Each entry is a strict xfail: it must keep failing
@@ -123,8 +125,12 @@ def discover() -> list[Fixture]:
         if path.suffix == ".py":
             fixtures.append(Fixture(path.stem, (path,), path, is_package=False))
         elif path.is_dir() and (path / "__init__.py").exists():
-            files = tuple(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
-            fixtures.append(Fixture(path.name, files, path / "main.py", is_package=True))
+            files = tuple(
+                sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+            )
+            fixtures.append(
+                Fixture(path.name, files, path / "main.py", is_package=True)
+            )
     return fixtures
 
 
@@ -157,14 +163,20 @@ def test_the_table_is_large_and_well_formed() -> None:
     assert any(not f.marks for f in singles), "some fixtures must be clean"
     for fixture in ALL_FIXTURES:
         text = fixture.entry.read_text(encoding="utf-8")
-        assert "\ndef main() -> None:" in text, f"{relative(fixture.entry)} has no main()"
+        assert "\ndef main() -> None:" in text, (
+            f"{relative(fixture.entry)} has no main()"
+        )
         for path in fixture.files:
             source = path.read_text(encoding="utf-8")
             if path.name == "__init__.py" and not source.strip():
                 continue
             docstring = source.lstrip().split("\n", 1)[0]
-            assert docstring.startswith('"""') and docstring.endswith('"""'), relative(path)
-            assert len(source.splitlines()) <= 60, f"{relative(path)} is longer than 60 lines"
+            assert docstring.startswith('"""') and docstring.endswith('"""'), relative(
+                path
+            )
+            assert len(source.splitlines()) <= 60, (
+                f"{relative(path)} is longer than 60 lines"
+            )
 
 
 def test_marks_name_known_rules() -> None:
@@ -183,7 +195,9 @@ def test_marks_name_known_rules() -> None:
 def describe(marks: set[tuple[str, int, str]]) -> str:
     lines = []
     for path, line, rule in sorted(marks):
-        source = (ROOT / path).read_text(encoding="utf-8").splitlines()[line - 1].strip()
+        source = (
+            (ROOT / path).read_text(encoding="utf-8").splitlines()[line - 1].strip()
+        )
         lines.append(f"    {path}:{line}: {rule}    {source}")
     return "\n".join(lines) or "    (none)"
 
@@ -191,13 +205,19 @@ def describe(marks: set[tuple[str, int, str]]) -> str:
 @parametrize_for("analyzer")
 def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
     files = [
-        SourceFile(path=relative(p), source=p.read_bytes(), module=fixture.module_name(p))
+        SourceFile(
+            path=relative(p), source=p.read_bytes(), module=fixture.module_name(p)
+        )
         for p in fixture.files
     ]
     result = analyze(files)
     assert not result.errors, result.errors
     found = {(d.path, d.line, d.rule) for d in result.diagnostics}
-    expected = {(path, line, rule) for (path, line), rules in fixture.marks.items() for rule in rules}
+    expected = {
+        (path, line, rule)
+        for (path, line), rules in fixture.marks.items()
+        for rule in rules
+    }
     if found != expected:
         pytest.fail(
             f"analyzer findings differ from the marks of {fixture.name}\n"
@@ -221,12 +241,16 @@ class FirstMarkReached:
         self._files = {file for file, _ in self._marked}
         self.first: Mark | None = None
 
-    def _global(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any] | None:
+    def _global(
+        self, frame: FrameType, event: str, arg: object
+    ) -> Callable[..., Any] | None:
         if self.first is not None or frame.f_code.co_filename not in self._files:
             return None
         return self._local
 
-    def _local(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any] | None:
+    def _local(
+        self, frame: FrameType, event: str, arg: object
+    ) -> Callable[..., Any] | None:
         if self.first is not None:
             return None
         if event == "line":
@@ -257,7 +281,7 @@ def loaded(fixture: Fixture) -> Iterator[Callable[[], Callable[[], None]]]:
             sys.path.insert(0, str(FIXTURES))
             module = importlib.import_module(f"{fixture.name}.main")
         else:
-            name = f"dispatch_lint_fixture_{fixture.name}"
+            name = f"{_PRIVATE_PREFIX}{fixture.name}"
             spec = importlib.util.spec_from_file_location(name, fixture.entry)
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
@@ -271,8 +295,14 @@ def loaded(fixture: Fixture) -> Iterator[Callable[[], Callable[[], None]]]:
         yield load
     finally:
         sys.path[:] = saved_path
+        # Only the fixture's own modules go: libraries the run imported lazily (Numba's
+        # compiler, backends of the runtime) must stay, or a second import breaks them.
         for name in set(sys.modules) - saved_modules:
-            del sys.modules[name]
+            module_file = getattr(sys.modules[name], "__file__", None) or ""
+            if name.startswith(_PRIVATE_PREFIX) or Path(module_file).is_relative_to(
+                FIXTURES
+            ):
+                del sys.modules[name]
 
 
 def frames_in(fixture: Fixture, exc: BaseException) -> list[Mark]:
@@ -291,7 +321,11 @@ def test_runtime_raises_the_first_marked_error(fixture: Fixture) -> None:
     marks = fixture.marks
     tracer = FirstMarkReached(marks)
     raised: BaseException | None = None
-    with guards.mode("strict"), loaded(fixture) as load, contextlib.redirect_stdout(io.StringIO()):
+    with (
+        guards.mode("strict"),
+        loaded(fixture) as load,
+        contextlib.redirect_stdout(io.StringIO()),
+    ):
         try:
             with tracer.tracing():
                 load()()
@@ -306,23 +340,27 @@ def test_runtime_raises_the_first_marked_error(fixture: Fixture) -> None:
             ) from raised
         if marks and not fixture.allows_unreachable_marks:
             pytest.fail(
-                f"{fixture.name}: main() ran cleanly but has marks; mark them reachable or add "
-                f"{_UNREACHABLE!r}",
+                f"{fixture.name}: main() ran cleanly but the fixture has marks: make main() "
+                f"reach them, or add {_UNREACHABLE!r} if they are on paths it never takes",
                 pytrace=False,
             )
         return
 
     path, line = first
     rule = marks[first][0]
+    message = f"{fixture.name}: {path}:{line} is marked {rule} and ran, but main() "
+    if raised is None:
+        pytest.fail(message + "returned normally", pytrace=False)
     if not isinstance(raised, errors.DispatchError):
-        message = f"{fixture.name}: {path}:{line} is marked {rule} and ran, but main() "
-        if raised is None:
-            pytest.fail(message + "returned normally", pytrace=False)
-        raise AssertionError(message + f"raised {type(raised).__name__}") from raised
-    assert raised.rule == rule, f"{path}:{line} is marked {rule}; the runtime raised {raised!r}"
-    assert first in frames_in(fixture, raised), (
-        f"{path}:{line} is the first marked line reached, but the error came from "
-        f"{frames_in(fixture, raised)}: {raised}"
+        # A test failure, not a type error: chain the fixture's own exception for its traceback.
+        raise AssertionError(message + f"raised {type(raised).__name__}") from raised  # noqa: TRY004
+    frames = frames_in(fixture, raised)
+    assert first in frames, (
+        f"{path}:{line} is the first marked line reached ({rule}) but ran without raising; "
+        f"the run later raised {raised.rule} through {frames}: {raised}"
+    )
+    assert raised.rule == rule, (
+        f"{path}:{line} is marked {rule}; the runtime raised {raised!r}"
     )
     origin = getattr(raised, "origin", None)
     if origin is not None:
