@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +32,7 @@ from dispatch_lint.analyzer.suppressions import (
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.engine import AnalysisSettings, SourceFile
 
-__all__ = ["lint_source", "lint_paths", "check_paths", "LintRun"]
+__all__ = ["LintRun", "check_paths", "lint_paths", "lint_source"]
 
 
 @dataclass(frozen=True)
@@ -64,15 +64,23 @@ def lint_source(
     from dispatch_lint.analyzer.engine import SourceFile
 
     raw = source.encode("utf-8") if isinstance(source, str) else source
-    module = Path(path).stem if path.endswith(".py") and Path(path).stem.isidentifier() else None
-    run = _check_files([SourceFile(path, raw, module)], config or Config(), warn_unused=False)
+    module = (
+        Path(path).stem
+        if path.endswith(".py") and Path(path).stem.isidentifier()
+        else None
+    )
+    run = _check_files(
+        [SourceFile(path, raw, module)], config or Config(), warn_unused=False
+    )
     if run.report.errors:
         error = run.report.errors[0]
         raise RuntimeError(f"{error.path}: {error.message}")
     return list(run.report.diagnostics)
 
 
-def lint_paths(paths: Sequence[str | os.PathLike[str]], config: Config | None = None) -> Report:
+def lint_paths(
+    paths: Sequence[str | os.PathLike[str]], config: Config | None = None
+) -> Report:
     """Check the ``.py`` files under ``paths`` (files and folders) like the CLI does.
 
     Without ``config``, the nearest ``[tool.dispatch-lint]`` above the first path applies
@@ -106,7 +114,9 @@ def check_paths(
             try:
                 source = _read(found.location)
             except OSError as exc:
-                read_errors.append(FileError(found.path, f"cannot read: {exc.strerror or exc}"))
+                read_errors.append(
+                    FileError(found.path, f"cannot read: {exc.strerror or exc}")
+                )
                 continue
             files.append(SourceFile(found.path, source, found.module))
     if status is not None:
@@ -133,7 +143,9 @@ def _read(location: Path) -> bytes:
     return location.read_bytes()
 
 
-def _check_files(files: Sequence[SourceFile], config: Config, *, warn_unused: bool) -> LintRun:
+def _check_files(
+    files: Sequence[SourceFile], config: Config, *, warn_unused: bool
+) -> LintRun:
     if not files:
         return LintRun(report=Report(diagnostics=(), files=0))
     result = _analyze(files, config.settings)
@@ -163,7 +175,9 @@ def _check_files(files: Sequence[SourceFile], config: Config, *, warn_unused: bo
             )
     return LintRun(
         report=Report(
-            diagnostics=tuple(sorted(kept)), files=len(files), errors=tuple(sorted(result.errors))
+            diagnostics=tuple(sorted(kept)),
+            files=len(files),
+            errors=tuple(sorted(result.errors)),
         ),
         suppressed=tuple(sorted(suppressed)),
         unused_suppressions=tuple(sorted(unused)),
@@ -179,7 +193,9 @@ class _Analysis:
     notes: tuple[FileError, ...]
 
 
-def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None) -> _Analysis:
+def _analyze(
+    files: Sequence[SourceFile], settings: AnalysisSettings | None
+) -> _Analysis:
     """The engine's verdict on ``files``. When the engine fails on the set, each file is
     checked alone so that the failure is pinned on the file(s) that cause it."""
     from dispatch_lint.analyzer import engine
@@ -196,9 +212,15 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None) -> 
             )
         reason = str(exc).splitlines()[0] if str(exc) else ""
         message = f"internal error while checking this file: {type(exc).__name__}"
-        return _Analysis((), (FileError(files[0].path, f"{message}: {reason}" if reason else message),), ())
+        return _Analysis(
+            (),
+            (FileError(files[0].path, f"{message}: {reason}" if reason else message),),
+            (),
+        )
     return _Analysis(
-        tuple(result.diagnostics), tuple(result.errors), tuple(getattr(result, "notes", ()))
+        tuple(result.diagnostics),
+        tuple(result.errors),
+        tuple(getattr(result, "notes", ())),
     )
 
 
@@ -217,16 +239,23 @@ def _rules_for(config: Config) -> Callable[[str], frozenset[str]]:
         for pattern, selectors in config.per_file_ignores
     ]
 
-    @lru_cache(maxsize=None)
+    @cache
     def enabled(path: str) -> frozenset[str]:
         location = Path(os.path.abspath(path))
         try:
             relative = location.relative_to(root).as_posix()
         except ValueError:
             relative = path.replace(os.sep, "/")
-        ignored = [s for spec, selectors in patterns if spec.match_file(relative) for s in selectors]
+        ignored = [
+            s
+            for spec, selectors in patterns
+            if spec.match_file(relative)
+            for s in selectors
+        ]
         if not ignored:
             return base
-        return selected_rules(config.select + config.extend_select, config.ignore + tuple(ignored))
+        return selected_rules(
+            config.select + config.extend_select, config.ignore + tuple(ignored)
+        )
 
     return enabled

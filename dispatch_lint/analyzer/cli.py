@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.config import Config
     from dispatch_lint.analyzer.trips import Trip
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github")
@@ -42,7 +42,9 @@ def _positive(value: str) -> int:
     try:
         number = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer, got {value!r}"
+        ) from None
     if number < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
     return number
@@ -57,36 +59,89 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find capture tensors that reach autodiff, leave their capture device, "
         "or have their data read; and other dispatch misuse.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files and folders (default: .)")
-    selection = parser.add_argument_group("rule selection (ids or prefixes, comma-separated)")
-    selection.add_argument("--select", type=_selectors, action="extend", metavar="RULES",
-                           help="check only these rules (replaces the configuration's select)")
-    selection.add_argument("--ignore", type=_selectors, action="extend", default=[],
-                           metavar="RULES", help="do not report these rules")
-    selection.add_argument("--extend-select", type=_selectors, action="extend", default=[],
-                           metavar="RULES", help="check these rules as well")
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files and folders (default: .)"
+    )
+    selection = parser.add_argument_group(
+        "rule selection (ids or prefixes, comma-separated)"
+    )
+    selection.add_argument(
+        "--select",
+        type=_selectors,
+        action="extend",
+        metavar="RULES",
+        help="check only these rules (replaces the configuration's select)",
+    )
+    selection.add_argument(
+        "--ignore",
+        type=_selectors,
+        action="extend",
+        default=[],
+        metavar="RULES",
+        help="do not report these rules",
+    )
+    selection.add_argument(
+        "--extend-select",
+        type=_selectors,
+        action="extend",
+        default=[],
+        metavar="RULES",
+        help="check these rules as well",
+    )
     output = parser.add_argument_group("output")
-    output.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    output.add_argument("--statistics", action="store_true",
-                        help="print how often each rule fired instead of each finding")
-    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    output.add_argument("--warn-unused-suppressions", action="store_true",
-                        help="report noqa / disable comments that suppress nothing (exit 1)")
-    output.add_argument("--include-suppressed", action="store_true",
-                        help="SARIF: include suppressed findings, marked as suppressed")
+    output.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="output format (default: text)",
+    )
+    output.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how often each rule fired instead of each finding",
+    )
+    output.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    output.add_argument(
+        "--warn-unused-suppressions",
+        action="store_true",
+        help="report noqa / disable comments that suppress nothing (exit 1)",
+    )
+    output.add_argument(
+        "--include-suppressed",
+        action="store_true",
+        help="SARIF: include suppressed findings, marked as suppressed",
+    )
     run = parser.add_argument_group("run")
-    run.add_argument("--config", metavar="FILE",
-                     help="configuration file (default: the nearest pyproject.toml with "
-                     "[tool.dispatch-lint] above the first path)")
-    run.add_argument("--trips", metavar="FILE",
-                     help="runtime trips recorded with DISPATCH_LINT_TRIPS=FILE: confirm "
-                     "findings and report what only the run saw")
-    run.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    run.add_argument("--jobs", type=_positive, metavar="N", help="number of worker processes")
+    run.add_argument(
+        "--config",
+        metavar="FILE",
+        help="configuration file (default: the nearest pyproject.toml with "
+        "[tool.dispatch-lint] above the first path)",
+    )
+    run.add_argument(
+        "--trips",
+        metavar="FILE",
+        help="runtime trips recorded with DISPATCH_LINT_TRIPS=FILE: confirm "
+        "findings and report what only the run saw",
+    )
+    run.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the cache"
+    )
+    run.add_argument(
+        "--jobs", type=_positive, metavar="N", help="number of worker processes"
+    )
     info = parser.add_argument_group("information")
-    info.add_argument("--explain", metavar="RULE", help="print the documentation of a rule and exit")
-    info.add_argument("--list-rules", action="store_true", help="print every rule and exit")
-    info.add_argument("--version", action="version", version=f"dispatch-lint {__version__}")
+    info.add_argument(
+        "--explain", metavar="RULE", help="print the documentation of a rule and exit"
+    )
+    info.add_argument(
+        "--list-rules", action="store_true", help="print every rule and exit"
+    )
+    info.add_argument(
+        "--version", action="version", version=f"dispatch-lint {__version__}"
+    )
     return parser
 
 
@@ -123,8 +178,10 @@ def _list_rules(out: TextIO) -> int:
     from dispatch_lint.catalog import RULES
 
     width = max(len(spec.name) for spec in RULES)
-    for spec in RULES:
-        out.write(f"{spec.id}  {spec.name:<{width}}  {spec.severity:<7}  {spec.summary}\n")
+    out.writelines(
+        f"{spec.id}  {spec.name:<{width}}  {spec.severity:<7}  {spec.summary}\n"
+        for spec in RULES
+    )
     return EXIT_OK
 
 
@@ -215,7 +272,9 @@ def _run(paths: list[str], config: Config, warn_unused: bool) -> LintRun:
             display.stop()
 
 
-def _with_trips(run: LintRun, trips: Sequence[Trip], enabled: frozenset[str]) -> LintRun:
+def _with_trips(
+    run: LintRun, trips: Sequence[Trip], enabled: frozenset[str]
+) -> LintRun:
     from dataclasses import replace
 
     from dispatch_lint.analyzer.trips import merge_trips
@@ -224,14 +283,23 @@ def _with_trips(run: LintRun, trips: Sequence[Trip], enabled: frozenset[str]) ->
     sources = dict(run.sources)
     for diagnostic in diagnostics:
         if diagnostic.path not in sources:
-            location = next((real for real, shown in run.checked.items() if shown == diagnostic.path), None)
+            location = next(
+                (
+                    real
+                    for real, shown in run.checked.items()
+                    if shown == diagnostic.path
+                ),
+                None,
+            )
             if location is not None:
                 try:
                     with open(location, "rb") as file:
                         sources[diagnostic.path] = file.read()
                 except OSError:
                     pass  # The excerpt is a nicety; the finding stands without it.
-    return replace(run, report=replace(run.report, diagnostics=diagnostics), sources=sources)
+    return replace(
+        run, report=replace(run.report, diagnostics=diagnostics), sources=sources
+    )
 
 
 def _write_report(run: LintRun, args: argparse.Namespace, out: TextIO) -> None:
@@ -266,7 +334,9 @@ def _write_report(run: LintRun, args: argparse.Namespace, out: TextIO) -> None:
 def _unused_to_stderr(run: LintRun) -> None:
     # Machine formats keep their documents exactly to schema; unused suppressions go beside.
     for unused in run.unused_suppressions:
-        sys.stderr.write(f"{unused.path}:{unused.line}:{unused.column}: warning: {unused.message}\n")
+        sys.stderr.write(
+            f"{unused.path}:{unused.line}:{unused.column}: warning: {unused.message}\n"
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,11 +25,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 __all__ = [
     "Config",
     "ConfigError",
+    "check_selectors",
+    "config_for_paths",
     "find_config_file",
     "load_config",
-    "check_selectors",
     "selected_rules",
-    "config_for_paths",
 ]
 
 #: The section of ``pyproject.toml`` that holds the configuration.
@@ -164,7 +164,9 @@ def load_config(path: Path) -> Config:
     try:
         data = tomllib.loads(path.read_bytes().decode("utf-8"))
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the configuration: {exc.strerror or exc}") from None
+        raise ConfigError(
+            f"{path}: cannot read the configuration: {exc.strerror or exc}"
+        ) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text: {exc.reason}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -178,7 +180,9 @@ def load_config(path: Path) -> Config:
     else:
         table, where = data, str(path)
     if not isinstance(table, dict):
-        raise ConfigError(f"{where}: must be a table of settings, not {_type_name(table)}")
+        raise ConfigError(
+            f"{where}: must be a table of settings, not {_type_name(table)}"
+        )
     return parse_table(table, where=where, root=path.resolve().parent, path=path)
 
 
@@ -189,17 +193,25 @@ def parse_table(
     every error (e.g. ``"pyproject.toml: [tool.dispatch-lint]"``)."""
     for key in table:
         if key not in _KEYS:
-            raise ConfigError(f"{where}: unknown key {key!r}; allowed keys: {', '.join(_KEYS)}")
+            raise ConfigError(
+                f"{where}: unknown key {key!r}; allowed keys: {', '.join(_KEYS)}"
+            )
 
     def strings(key: str) -> tuple[str, ...]:
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where}: {key} must be a list of strings, not {_describe(value)}")
+            raise ConfigError(
+                f"{where}: {key} must be a list of strings, not {_describe(value)}"
+            )
         return tuple(value)
 
     select = strings("select") if "select" in table else Config.select
     ignore, extend_select = strings("ignore"), strings("extend-select")
-    for key, selectors in (("select", select), ("ignore", ignore), ("extend-select", extend_select)):
+    for key, selectors in (
+        ("select", select),
+        ("ignore", ignore),
+        ("extend-select", extend_select),
+    ):
         check_selectors(selectors, where=f"{where}: {key}")
 
     per_file = table.get("per-file-ignores", {})
@@ -210,7 +222,9 @@ def parse_table(
         )
     per_file_ignores = []
     for pattern, selectors in per_file.items():
-        if not isinstance(selectors, list) or not all(isinstance(s, str) for s in selectors):
+        if not isinstance(selectors, list) or not all(
+            isinstance(s, str) for s in selectors
+        ):
             raise ConfigError(
                 f"{where}: per-file-ignores.{pattern!r} must be a list of rule selectors, "
                 f"not {_describe(selectors)}"
@@ -239,32 +253,48 @@ def parse_table(
 
 
 def _parse_sinks(value: Any, where: str) -> tuple[SinkSpec, ...]:
-    shape = "a list of tables {name = \"pkg.func\", arg = 0 or \"keyword\", rule = \"DL001\"}"
+    shape = 'a list of tables {name = "pkg.func", arg = 0 or "keyword", rule = "DL001"}'
     if not isinstance(value, list):
         raise ConfigError(f"{where}: sinks must be {shape}, not {_describe(value)}")
     sinks = []
     for index, item in enumerate(value):
         here = f"{where}: sinks[{index}]"
         if not isinstance(item, dict):
-            raise ConfigError(f"{here} must be a table {{name, arg, rule}}, not {_describe(item)}")
+            raise ConfigError(
+                f"{here} must be a table {{name, arg, rule}}, not {_describe(item)}"
+            )
         for key in item:
             if key not in _SINK_KEYS:
-                raise ConfigError(f"{here}: unknown key {key!r}; allowed keys: {', '.join(_SINK_KEYS)}")
+                raise ConfigError(
+                    f"{here}: unknown key {key!r}; allowed keys: {', '.join(_SINK_KEYS)}"
+                )
         missing = [key for key in _SINK_KEYS if key not in item]
         if missing:
             raise ConfigError(f"{here}: missing key {missing[0]!r}; {shape}")
         name, arg, rule_id = item["name"], item["arg"], item["rule"]
         if not isinstance(name, str) or not name:
-            raise ConfigError(f"{here}: name must be a qualified name string, not {_describe(name)}")
+            raise ConfigError(
+                f"{here}: name must be a qualified name string, not {_describe(name)}"
+            )
         # bool is an int in Python, but `arg = true` is surely a mistake.
-        if isinstance(arg, bool) or not isinstance(arg, (int, str)) or (isinstance(arg, int) and arg < 0):
+        if (
+            isinstance(arg, bool)
+            or not isinstance(arg, (int, str))
+            or (isinstance(arg, int) and arg < 0)
+        ):
             raise ConfigError(
                 f"{here}: arg must be a non-negative argument index or a keyword name, "
                 f"not {_describe(arg)}"
             )
-        if not isinstance(rule_id, str) or rule_id not in RULES_BY_ID or rule_id == "DL000":
+        if (
+            not isinstance(rule_id, str)
+            or rule_id not in RULES_BY_ID
+            or rule_id == "DL000"
+        ):
             known = ", ".join(r for r in RULES_BY_ID if r != "DL000")
-            raise ConfigError(f"{here}: rule must be one of {known}, not {_describe(rule_id)}")
+            raise ConfigError(
+                f"{here}: rule must be one of {known}, not {_describe(rule_id)}"
+            )
         from dispatch_lint.analyzer.engine import SinkSpec
 
         sinks.append(SinkSpec(name=name, arg=arg, rule=rule_id))

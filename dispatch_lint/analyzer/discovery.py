@@ -19,7 +19,7 @@ from dispatch_lint.analyzer.diagnostics import FileError
 if TYPE_CHECKING:  # pragma: no cover
     from pathspec import PathSpec
 
-__all__ = ["DiscoveredFile", "Discovery", "discover", "module_name", "SKIPPED_FOLDERS"]
+__all__ = ["SKIPPED_FOLDERS", "DiscoveredFile", "Discovery", "discover", "module_name"]
 
 #: Folder names never walked into: tool caches, build output, version control, dependencies.
 SKIPPED_FOLDERS = frozenset(
@@ -156,7 +156,9 @@ def _walk(
     for entry in entries:
         location = top / entry.name
         try:
-            is_dir = entry.is_dir()  # follows symlinks; False for a dangling or looping one
+            is_dir = (
+                entry.is_dir()
+            )  # follows symlinks; False for a dangling or looping one
             is_file = not is_dir and entry.is_file()
         except OSError:
             continue
@@ -175,9 +177,12 @@ def _walk(
                 continue
             visited.add(key)
             yield from _walk(_display(given, entry.name), location, scope, visited)
-        elif is_file and entry.name.endswith(".py"):
-            if not _is_ignored(scope, location, is_dir=False):
-                yield _display(given, entry.name), location
+        elif (
+            is_file
+            and entry.name.endswith(".py")
+            and not _is_ignored(scope, location, is_dir=False)
+        ):
+            yield _display(given, entry.name), location
 
 
 def discover(
@@ -192,7 +197,11 @@ def discover(
     with a :class:`FileError`; the others are still walked.
     """
     cwd = Path.cwd()
-    excluded = _load_patterns(list(exclude), (exclude_root or cwd).resolve()) if exclude else None
+    excluded = (
+        _load_patterns(list(exclude), (exclude_root or cwd).resolve())
+        if exclude
+        else None
+    )
     found: dict[Path, DiscoveredFile] = {}
     errors: list[FileError] = []
     for given in paths:
@@ -200,7 +209,11 @@ def discover(
         try:
             mode = location.stat().st_mode
         except FileNotFoundError:
-            reason = "a dangling symbolic link" if location.is_symlink() else "no such file or folder"
+            reason = (
+                "a dangling symbolic link"
+                if location.is_symlink()
+                else "no such file or folder"
+            )
             errors.append(FileError(given, reason))
             continue
         except OSError as exc:

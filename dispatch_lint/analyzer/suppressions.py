@@ -18,14 +18,17 @@ from dispatch_lint.analyzer.diagnostics import Diagnostic
 __all__ = [
     "Suppression",
     "SuppressionOutcome",
-    "find_suppressions",
-    "apply_suppressions",
-    "may_hold_suppressions",
     "UnusedSuppression",
+    "apply_suppressions",
+    "find_suppressions",
+    "may_hold_suppressions",
 ]
 
-# `# noqa`, `# noqa: DL001, DL002`, `# NOQA:DL001` (flake8 and ruff accept these spellings).
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+# Bare noqa, noqa with a code list, any case, with or without a space after the colon:
+# the spellings flake8 and ruff accept.
+_NOQA = re.compile(
+    r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
 _DIRECTIVE = re.compile(
     r"#\s*dispatch-lint:\s*(?P<kind>disable|disable-next-line)\s*=\s*"
     r"(?P<codes>[A-Za-z]+[0-9]*(?:\s*,\s*[A-Za-z]+[0-9]*)*)"
@@ -54,7 +57,9 @@ class Suppression:
             return None
         if self.codes is None:
             return "noqa"
-        return next((code for code in self.codes if diagnostic.rule.startswith(code)), None)
+        return next(
+            (code for code in self.codes if diagnostic.rule.startswith(code)), None
+        )
 
 
 def may_hold_suppressions(source: bytes) -> bool:
@@ -87,19 +92,27 @@ def _parse_comment(comment: str, line: int, column: int) -> list[Suppression]:
         target = line + 1 if match["kind"] == "disable-next-line" else line
         codes = tuple(c for c in codes if c.startswith("DL"))
         if codes:
-            found.append(Suppression(target, codes, line, column + match.start() + 1, match[0]))
+            found.append(
+                Suppression(target, codes, line, column + match.start() + 1, match[0])
+            )
     noqa = _NOQA.search(comment)
     if noqa is not None:
         if noqa["codes"] is None:
-            found.append(Suppression(line, None, line, column + noqa.start() + 1, noqa[0]))
+            found.append(
+                Suppression(line, None, line, column + noqa.start() + 1, noqa[0])
+            )
         else:
-            # Codes of other tools (`# noqa: E501`) are theirs; a noqa naming only those
+            # Codes of other tools (E501) are theirs; a noqa comment naming only those
             # silences none of our rules.
             codes = tuple(
-                c.upper() for c in _CODE.findall(noqa["codes"]) if c.upper().startswith("DL")
+                c.upper()
+                for c in _CODE.findall(noqa["codes"])
+                if c.upper().startswith("DL")
             )
             if codes:
-                found.append(Suppression(line, codes, line, column + noqa.start() + 1, noqa[0]))
+                found.append(
+                    Suppression(line, codes, line, column + noqa.start() + 1, noqa[0])
+                )
     return found
 
 
@@ -111,7 +124,7 @@ class SuppressionOutcome:
     kept: tuple[Diagnostic, ...]
     suppressed: tuple[Diagnostic, ...]
     #: (suppression, code) pairs: the code of the comment that silenced nothing; the code is
-    #: None for a bare ``# noqa``.
+    #: None for a bare noqa comment.
     unused: tuple[tuple[Suppression, str | None], ...]
 
 

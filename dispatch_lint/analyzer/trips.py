@@ -17,7 +17,14 @@ from pathlib import Path
 from dispatch_lint.analyzer.diagnostics import Diagnostic, TraceStep
 from dispatch_lint.catalog import RULES_BY_ID
 
-__all__ = ["Trip", "TripsError", "read_trips", "merge_trips", "CONFIRMED", "RUNTIME_ONLY"]
+__all__ = [
+    "CONFIRMED",
+    "RUNTIME_ONLY",
+    "Trip",
+    "TripsError",
+    "merge_trips",
+    "read_trips",
+]
 
 #: The trace step added to a static finding that a run confirmed.
 CONFIRMED = "confirmed at run time"
@@ -46,7 +53,9 @@ def _origin(origin: object) -> tuple[str | None, int | None]:
     """The runtime writes ``{"file", "line"}``; a ``"file:line"`` string is accepted too."""
     if isinstance(origin, Mapping) and origin.get("file"):
         line = origin.get("line")
-        return str(origin["file"]), line if isinstance(line, int) and line >= 1 else None
+        return str(origin["file"]), line if isinstance(
+            line, int
+        ) and line >= 1 else None
     if isinstance(origin, str) and origin:
         file, _, line = origin.rpartition(":")
         if file and line.isdigit():
@@ -63,15 +72,21 @@ def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise TripsError(f"{path}: cannot read the trips file: {exc.strerror or exc}") from None
+        raise TripsError(
+            f"{path}: cannot read the trips file: {exc.strerror or exc}"
+        ) from None
     trips, malformed = [], 0
     for raw in text.splitlines():
         if not raw.strip():
             continue
         try:
             record = json.loads(raw)
-            trip = Trip(str(record["rule"]), str(record["file"]), int(record["line"]),
-                        *_origin(record.get("origin")))
+            trip = Trip(
+                str(record["rule"]),
+                str(record["file"]),
+                int(record["line"]),
+                *_origin(record.get("origin")),
+            )
         except (ValueError, KeyError, TypeError):
             malformed += 1
             continue
@@ -107,9 +122,13 @@ def merge_trips(
     at_sink: dict[tuple[str, int, str], list[int]] = {}
     on_path: dict[tuple[str, int, str], list[int]] = {}
     for index, diagnostic in enumerate(diagnostics):
-        at_sink.setdefault((diagnostic.path, diagnostic.line, diagnostic.rule), []).append(index)
+        at_sink.setdefault(
+            (diagnostic.path, diagnostic.line, diagnostic.rule), []
+        ).append(index)
         for step in diagnostic.trace:
-            on_path.setdefault((step.path, step.line, diagnostic.rule), []).append(index)
+            on_path.setdefault((step.path, step.line, diagnostic.rule), []).append(
+                index
+            )
     confirmed: set[int] = set()
     for place in list(by_place):
         matches = at_sink.get(place) or on_path.get(place)
@@ -120,7 +139,9 @@ def merge_trips(
     merged = []
     for index, diagnostic in enumerate(diagnostics):
         if index in confirmed:
-            step = TraceStep(diagnostic.path, diagnostic.line, diagnostic.column, CONFIRMED)
+            step = TraceStep(
+                diagnostic.path, diagnostic.line, diagnostic.column, CONFIRMED
+            )
             diagnostic = replace(diagnostic, trace=diagnostic.trace + (step,))
         merged.append(diagnostic)
 
@@ -132,14 +153,22 @@ def merge_trips(
             origin_shown = checked.get(os.path.realpath(origin.origin_file))
             if origin_shown is not None and origin.origin_line is not None:
                 steps.append(
-                    TraceStep(origin_shown, origin.origin_line, 1,
-                              "the capture tensor was created here (seen at run time)")
+                    TraceStep(
+                        origin_shown,
+                        origin.origin_line,
+                        1,
+                        "the capture tensor was created here (seen at run time)",
+                    )
                 )
             else:
                 where = origin.origin_file
                 if origin.origin_line is not None:
                     where += f":{origin.origin_line}"
-                steps.append(TraceStep(shown, line, 1, f"the capture tensor was created at {where}"))
+                steps.append(
+                    TraceStep(
+                        shown, line, 1, f"the capture tensor was created at {where}"
+                    )
+                )
         steps.append(TraceStep(shown, line, 1, RUNTIME_ONLY))
         merged.append(
             Diagnostic(

@@ -16,20 +16,37 @@ from dispatch_lint.analyzer.diagnostics import Diagnostic, Report, TraceStep
 _real_analyze = engine.analyze
 
 
-def _sink_finder(files: Sequence[engine.SourceFile], settings: object = None) -> engine.AnalysisResult:
+def _sink_finder(
+    files: Sequence[engine.SourceFile], settings: object = None
+) -> engine.AnalysisResult:
     """A stand-in engine for front-end tests: DL001 on every line calling ``.backward()``,
     ``BOOM`` in a file makes it fail, and syntax errors come from the real engine."""
     if any(b"BOOM" in f.source for f in files):
         raise RecursionError("maximum recursion depth exceeded")
     found = list(_real_analyze(files, None).diagnostics)
     for file in files:
-        for number, line in enumerate(file.source.decode("utf-8", "replace").splitlines(), 1):
+        for number, line in enumerate(
+            file.source.decode("utf-8", "replace").splitlines(), 1
+        ):
             column = line.find(".backward()")
             if column >= 0:
                 found.append(
-                    Diagnostic(file.path, number, column + 1, "DL001", "capture-backward", "error",
-                               "Capture tensors do not support autodiff", number, column + 12,
-                               (TraceStep(file.path, number, column + 1, "reaches .backward()"),))
+                    Diagnostic(
+                        file.path,
+                        number,
+                        column + 1,
+                        "DL001",
+                        "capture-backward",
+                        "error",
+                        "Capture tensors do not support autodiff",
+                        number,
+                        column + 12,
+                        (
+                            TraceStep(
+                                file.path, number, column + 1, "reaches .backward()"
+                            ),
+                        ),
+                    )
                 )
     return engine.AnalysisResult(tuple(sorted(found)))
 
@@ -42,7 +59,10 @@ def sink_finder(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_lint_source_reports_syntax_errors_with_cpython_reason() -> None:
     [diagnostic] = dispatch_lint.lint_source("def f(:\n    pass\n", path="broken.py")
     assert (diagnostic.path, diagnostic.line, diagnostic.rule, diagnostic.name) == (
-        "broken.py", 1, "DL000", "syntax-error"
+        "broken.py",
+        1,
+        "DL000",
+        "syntax-error",
     )
     assert diagnostic.message.startswith("Syntax error: ")
 
@@ -65,12 +85,19 @@ def test_lint_source_honours_config_and_suppressions(sink_finder: None) -> None:
     assert dispatch_lint.lint_source("x = (\n", config=Config(ignore=("DL000",))) == []
 
 
-def test_lint_source_raises_naming_the_path_when_the_analysis_fails(sink_finder: None) -> None:
-    with pytest.raises(RuntimeError, match="^model.py: internal error while checking this file: RecursionError"):
+def test_lint_source_raises_naming_the_path_when_the_analysis_fails(
+    sink_finder: None,
+) -> None:
+    with pytest.raises(
+        RuntimeError,
+        match="^model.py: internal error while checking this file: RecursionError",
+    ):
         dispatch_lint.lint_source("BOOM = 1\n", path="model.py")
 
 
-def test_lint_paths_returns_a_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lint_paths_returns_a_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ok.py").write_text("x = 1\n")
     (tmp_path / "bad.py").write_text("x = (\n")
@@ -92,11 +119,15 @@ def test_lint_paths_missing_path_is_a_per_file_error(tmp_path: Path) -> None:
 
 
 def test_lint_paths_finds_the_configuration_upward(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("[tool.dispatch-lint]\nignore = ['DL000']\n")
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nignore = ['DL000']\n"
+    )
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "bad.py").write_text("x = (\n")
     assert dispatch_lint.lint_paths([tmp_path / "src"]).diagnostics == ()
-    (tmp_path / "pyproject.toml").write_text("[tool.dispatch-lint]\nignroe = ['DL000']\n")
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nignroe = ['DL000']\n"
+    )
     with pytest.raises(ConfigError, match="unknown key 'ignroe'"):
         dispatch_lint.lint_paths([tmp_path / "src"])
 
@@ -109,10 +140,18 @@ def test_a_failing_file_is_an_error_and_the_others_are_still_checked(
     (tmp_path / "b.py").write_text("BOOM = 1\n")
     (tmp_path / "c.py").write_text("x = (\n")
     report = dispatch_lint.lint_paths(["."])
-    assert [(d.path, d.rule) for d in report.diagnostics] == [("a.py", "DL001"), ("c.py", "DL000")]
+    assert [(d.path, d.rule) for d in report.diagnostics] == [
+        ("a.py", "DL001"),
+        ("c.py", "DL000"),
+    ]
     assert [(e.path, e.message) for e in report.errors] == [
-        ("b.py", "internal error while checking this file: RecursionError: "
-                 "maximum recursion depth exceeded")
+        (
+            "b.py",
+            (
+                "internal error while checking this file: RecursionError: "
+                "maximum recursion depth exceeded"
+            ),
+        )
     ]
 
 
@@ -134,7 +173,9 @@ def test_check_paths_keeps_suppressed_and_unused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sink_finder: None
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "m.py").write_text("t.backward()  # noqa: DL001\nx = 1  # noqa: DL002\n")
+    (tmp_path / "m.py").write_text(
+        "t.backward()  # noqa: DL001\nx = 1  # noqa: DL002\n"
+    )
     (tmp_path / "clean.py").write_text("y = 2  # dispatch-lint: disable=DL003\n")
     run = check_paths(["."], warn_unused=True)
     assert run.report.diagnostics == ()

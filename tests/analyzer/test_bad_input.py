@@ -36,7 +36,11 @@ def cpython_reason(source: bytes) -> str | None:
 def lint(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
         [sys.executable, "-m", "dispatch_lint.analyzer.cli", *argv],
-        cwd=folder, capture_output=True, text=True, timeout=300,
+        cwd=folder,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=300,
         env={**os.environ, "NO_COLOR": "1"},
     )
     assert "Traceback" not in result.stderr + result.stdout
@@ -63,15 +67,31 @@ def _rng_bytes() -> bytes:
 NOT_PYTHON = [
     ("syntax_error", b"x = = 1\n", "invalid syntax"),
     ("nul_byte", b"x = 1\x00\n", "source code string cannot contain null bytes"),
-    ("undecodable", b"name = '\xff\xfe'\n", "(unicode error) 'utf-8' codec can't decode byte 0xff"),
+    (
+        "undecodable",
+        b"name = '\xff\xfe'\n",
+        "(unicode error) 'utf-8' codec can't decode byte 0xff",
+    ),
     ("python2", b"print 'hello'\n", "Missing parentheses in call to 'print'"),
-    ("tabs", b"if True:\n\tx = 1\n        y = 2\n", "TabError: inconsistent use of tabs and spaces"),
-    ("too_deep", b"x = " + b"(" * 300 + b"1" + b")" * 300 + b"\n", "too many nested parentheses"),
+    (
+        "tabs",
+        b"if True:\n\tx = 1\n        y = 2\n",
+        "TabError: inconsistent use of tabs and spaces",
+    ),
+    (
+        "too_deep",
+        b"x = " + b"(" * 300 + b"1" + b")" * 300 + b"\n",
+        "too many nested parentheses",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "data", "reason"), NOT_PYTHON, ids=[c[0] for c in NOT_PYTHON])
-def test_unparsable_file_is_one_dl000_with_cpython_reason(folder: Path, name: str, data: bytes, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "data", "reason"), NOT_PYTHON, ids=[c[0] for c in NOT_PYTHON]
+)
+def test_unparsable_file_is_one_dl000_with_cpython_reason(
+    folder: Path, name: str, data: bytes, reason: str
+) -> None:
     assert cpython_reason(data) is not None
     write(folder, f"{name}.py", data)
     result = lint(folder)
@@ -90,17 +110,26 @@ VALID = [
     ("crlf", b"import os\r\nif os.sep:\r\n    print(1)\r\n"),
     ("empty", b""),
     ("deep_accepted", b"x = " + b"(" * 150 + b"1" + b")" * 150 + b"\n"),
-    ("deep_blocks", "".join("    " * i + "if x:\n" for i in range(19)).encode() + b"    " * 19 + b"pass\n"),
+    (
+        "deep_blocks",
+        "".join("    " * i + "if x:\n" for i in range(19)).encode()
+        + b"    " * 19
+        + b"pass\n",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "data"), VALID, ids=[c[0] for c in VALID])
-def test_valid_odd_file_is_checked_cleanly(folder: Path, name: str, data: bytes) -> None:
+def test_valid_odd_file_is_checked_cleanly(
+    folder: Path, name: str, data: bytes
+) -> None:
     assert cpython_reason(data) is None
     write(folder, f"{name}.py", data)
     result = lint(folder)
     assert result.returncode == 1
-    assert [line for line in result.stdout.splitlines() if ": DL" in line] == [OTHER_FINDING]
+    assert [line for line in result.stdout.splitlines() if ": DL" in line] == [
+        OTHER_FINDING
+    ]
     assert result.stdout.endswith("Found 1 error in 1 file (2 files checked).\n")
 
 
@@ -112,7 +141,9 @@ def test_valid_odd_file_is_checked_cleanly(folder: Path, name: str, data: bytes)
     ],
     ids=["long_expression", "random_bytes"],
 )
-def test_giant_or_random_file_gets_exactly_cpython_verdict(folder: Path, name: str, data: bytes) -> None:
+def test_giant_or_random_file_gets_exactly_cpython_verdict(
+    folder: Path, name: str, data: bytes
+) -> None:
     write(folder, f"{name}.py", data)
     result = lint(folder)
     findings = [line for line in result.stdout.splitlines() if ": DL" in line]
@@ -127,17 +158,26 @@ def test_giant_or_random_file_gets_exactly_cpython_verdict(folder: Path, name: s
 
 
 def test_300000_line_file(folder: Path) -> None:
-    write(folder, "huge.py", "".join(f"value_{i} = {i}\n" for i in range(300_000)).encode())
+    write(
+        folder,
+        "huge.py",
+        "".join(f"value_{i} = {i}\n" for i in range(300_000)).encode(),
+    )
     result = lint(folder)
     assert result.returncode == 1
-    assert [line for line in result.stdout.splitlines() if ": DL" in line] == [OTHER_FINDING]
+    assert [line for line in result.stdout.splitlines() if ": DL" in line] == [
+        OTHER_FINDING
+    ]
 
 
 def test_folder_named_like_a_module(folder: Path) -> None:
     write(folder, "x.py/inner.py", b"y = (\n")
     result = lint(folder, ".", "x.py")
     findings = [line for line in result.stdout.splitlines() if ": DL" in line]
-    assert findings == [OTHER_FINDING, "x.py/inner.py:1:5: DL000 Syntax error: '(' was never closed"]
+    assert findings == [
+        OTHER_FINDING,
+        "x.py/inner.py:1:5: DL000 Syntax error: '(' was never closed",
+    ]
 
 
 def test_symlink_loop_and_dangling_link_in_a_walk(folder: Path) -> None:
@@ -147,7 +187,9 @@ def test_symlink_loop_and_dangling_link_in_a_walk(folder: Path) -> None:
     os.symlink("loop.py", folder / "loop.py")
     result = lint(folder)
     assert result.returncode == 1
-    assert [line for line in result.stdout.splitlines() if ": DL" in line] == [OTHER_FINDING]
+    assert [line for line in result.stdout.splitlines() if ": DL" in line] == [
+        OTHER_FINDING
+    ]
     assert result.stderr == ""
 
 
@@ -179,7 +221,9 @@ def test_unreadable_file_by_mode(folder: Path) -> None:
     assert OTHER_FINDING in result.stdout
 
 
-def test_unreadable_file(folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unreadable_file(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The tests may run as root, whom no file mode stops: the read itself is made to fail,
     # as the operating system would fail it.
     write(folder, "secret.py", b"x = 1\n")
@@ -203,18 +247,28 @@ def test_unreadable_file(folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: 
     ("config", "message"),
     [
         (b"[tool.dispatch-lint\nselect = [", "broken TOML: "),
-        (b"[tool.dispatch-lint]\nmax-line-length = 3\n", "unknown key 'max-line-length'; allowed keys: "),
-        (b"[tool.dispatch-lint]\nignore = ['DL042']\n", "ignore: unknown rule selector 'DL042'; allowed: "),
+        (
+            b"[tool.dispatch-lint]\nmax-line-length = 3\n",
+            "unknown key 'max-line-length'; allowed keys: ",
+        ),
+        (
+            b"[tool.dispatch-lint]\nignore = ['DL042']\n",
+            "ignore: unknown rule selector 'DL042'; allowed: ",
+        ),
     ],
     ids=["broken_toml", "unknown_key", "unknown_rule"],
 )
-def test_bad_configuration_is_one_line(folder: Path, config: bytes, message: str) -> None:
+def test_bad_configuration_is_one_line(
+    folder: Path, config: bytes, message: str
+) -> None:
     write(folder, "pyproject.toml", config)
     result = lint(folder)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith(f"dispatch-lint: error: {folder / 'pyproject.toml'}: ")
+    assert result.stderr.startswith(
+        f"dispatch-lint: error: {folder / 'pyproject.toml'}: "
+    )
     assert message in result.stderr
 
 
@@ -231,14 +285,23 @@ def test_checked_code_is_never_run_or_written(folder: Path) -> None:
     marker = folder / "ran.txt"
     payload = f"open({str(marker)!r}, 'w').write('imported')\n".encode()
     write(folder, "pkg/__init__.py", payload)
-    write(folder, "pkg/module.py", b"import dispatch_lint.runtime as dispatch\n" + payload)
+    write(
+        folder, "pkg/module.py", b"import dispatch_lint.runtime as dispatch\n" + payload
+    )
     write(folder, "conftest.py", payload)
     write(folder, "setup.py", payload)
     write(folder, "crlf.py", b"x = 1\r\n" + payload)
     checked = sorted(p for p in folder.rglob("*.py"))
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in checked}
-    for argv in ([], ["--format", "json"], ["--format", "sarif"], ["--format", "github"],
-                 ["--statistics"], ["--warn-unused-suppressions"], ["pkg/module.py", "other.py"]):
+    for argv in (
+        [],
+        ["--format", "json"],
+        ["--format", "sarif"],
+        ["--format", "github"],
+        ["--statistics"],
+        ["--warn-unused-suppressions"],
+        ["pkg/module.py", "other.py"],
+    ):
         result = lint(folder, *argv)
         assert result.returncode == 1
     assert not marker.exists()

@@ -18,25 +18,44 @@ from dispatch_lint.analyzer.diagnostics import Diagnostic, TraceStep
 from dispatch_lint.catalog import RULES
 
 SARIF_SCHEMA = json.loads(
-    (Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+    (Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(
+        encoding="utf-8"
+    )
 )
 _real_analyze = engine.analyze
 
 
-def _sink_finder(files: Sequence[engine.SourceFile], settings: object = None) -> engine.AnalysisResult:
+def _sink_finder(
+    files: Sequence[engine.SourceFile], settings: object = None
+) -> engine.AnalysisResult:
     """A stand-in engine for front-end stories: DL001 (with a two-step trace) on every line
     calling ``.backward()``; syntax errors come from the real engine."""
     found = list(_real_analyze(files, None).diagnostics)
     for file in files:
-        for number, line in enumerate(file.source.decode("utf-8", "replace").splitlines(), 1):
+        for number, line in enumerate(
+            file.source.decode("utf-8", "replace").splitlines(), 1
+        ):
             column = line.find(".backward()")
             if column >= 0:
                 found.append(
                     Diagnostic(
-                        file.path, number, column + 1, "DL001", "capture-backward", "error",
-                        "Capture tensors do not support autodiff", number, column + 12,
-                        (TraceStep(file.path, 1, 1, "a capture tensor is created here"),
-                         TraceStep(file.path, number, column + 1, "it reaches .backward()")),
+                        file.path,
+                        number,
+                        column + 1,
+                        "DL001",
+                        "capture-backward",
+                        "error",
+                        "Capture tensors do not support autodiff",
+                        number,
+                        column + 12,
+                        (
+                            TraceStep(
+                                file.path, 1, 1, "a capture tensor is created here"
+                            ),
+                            TraceStep(
+                                file.path, number, column + 1, "it reaches .backward()"
+                            ),
+                        ),
                     )
                 )
     return engine.AnalysisResult(tuple(sorted(found)))
@@ -63,20 +82,30 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def run_process(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_process(
+    *argv: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "dispatch_lint.analyzer.cli", *argv],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=120,
         env={**os.environ, **(env or {})},
     )
 
 
-def test_clean_folder_exits_zero(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_clean_folder_exits_zero(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / "bad.py").unlink()
     assert run(capsys, ".") == (0, "All checks passed (1 file checked).\n", "")
 
 
-def test_syntax_error_is_a_finding_with_source_and_caret(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_syntax_error_is_a_finding_with_source_and_caret(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys)
     assert code == 1
     assert err == ""
@@ -88,43 +117,66 @@ def test_syntax_error_is_a_finding_with_source_and_caret(project: Path, capsys: 
     ]
 
 
-def test_exit_zero_keeps_the_report(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_exit_zero_keeps_the_report(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(capsys, "--exit-zero", ".")
     assert code == 0
     assert "bad.py:1:7: DL000" in out
 
 
-def test_missing_path_is_one_line_and_others_still_checked(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_path_is_one_line_and_others_still_checked(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys, "missing.py", "bad.py")
     assert code == 2
     assert err == "missing.py: error: no such file or folder\n"
     assert "bad.py:1:7: DL000" in out
 
 
-def test_json_output(project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None) -> None:
+def test_json_output(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
     (project / "train.py").write_text("x = make()\nx.backward()\n")
     code, out, _ = run(capsys, "--format", "json")
     document = json.loads(out)
     assert code == 1
     assert document["version"] == 1 and document["files"] == 3
     assert [(d["path"], d["rule"], d["line"]) for d in document["diagnostics"]] == [
-        ("bad.py", "DL000", 1), ("train.py", "DL001", 2)
+        ("bad.py", "DL000", 1),
+        ("train.py", "DL001", 2),
     ]
     assert document["diagnostics"][1]["trace"] == [
-        {"path": "train.py", "line": 1, "column": 1, "message": "a capture tensor is created here"},
-        {"path": "train.py", "line": 2, "column": 2, "message": "it reaches .backward()"},
+        {
+            "path": "train.py",
+            "line": 1,
+            "column": 1,
+            "message": "a capture tensor is created here",
+        },
+        {
+            "path": "train.py",
+            "line": 2,
+            "column": 2,
+            "message": "it reaches .backward()",
+        },
     ]
 
 
-def test_sarif_output_is_valid(project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None) -> None:
-    (project / "train.py").write_text("x = make()\nx.backward()  # noqa\ny.backward()\n")
+def test_sarif_output_is_valid(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
+    (project / "train.py").write_text(
+        "x = make()\nx.backward()  # noqa\ny.backward()\n"
+    )
     code, out, _ = run(capsys, "--format", "sarif", "--include-suppressed")
     log = json.loads(out)
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
     results = log["runs"][0]["results"]
     assert code == 1
     assert [(r["ruleId"], "suppressions" in r) for r in results] == [
-        ("DL000", False), ("DL001", True), ("DL001", False)
+        ("DL000", False),
+        ("DL001", True),
+        ("DL001", False),
     ]
     assert len(results[2]["codeFlows"][0]["threadFlows"][0]["locations"]) == 2
 
@@ -138,7 +190,9 @@ def test_github_output(project: Path, capsys: pytest.CaptureFixture[str]) -> Non
     )
 
 
-def test_statistics(project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None) -> None:
+def test_statistics(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
     (project / "train.py").write_text("a.backward()\nb.backward()\n")
     code, out, _ = run(capsys, "--statistics")
     assert code == 1
@@ -149,7 +203,9 @@ def test_statistics(project: Path, capsys: pytest.CaptureFixture[str], sink_find
     ]
 
 
-def test_trace_shown_as_numbered_notes(project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None) -> None:
+def test_trace_shown_as_numbered_notes(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
     (project / "bad.py").unlink()
     (project / "train.py").write_text("x = make()\nx.backward()\n")
     code, out, _ = run(capsys)
@@ -164,7 +220,9 @@ def test_trace_shown_as_numbered_notes(project: Path, capsys: pytest.CaptureFixt
     ]
 
 
-def test_selection_flags(project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None) -> None:
+def test_selection_flags(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
     (project / "train.py").write_text("x.backward()\n")
     assert run(capsys, "--ignore", "DL001")[0] == 1  # DL000 in bad.py remains
     code, out, _ = run(capsys, "--ignore", "DL000,DL001")
@@ -176,7 +234,9 @@ def test_selection_flags(project: Path, capsys: pytest.CaptureFixture[str], sink
     assert err.count("\n") == 1 and "--select: unknown rule selector 'E501'" in err
 
 
-def test_noqa_and_disable_comments(project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None) -> None:
+def test_noqa_and_disable_comments(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
     (project / "bad.py").unlink()
     (project / "train.py").write_text(
         "a.backward()  # noqa: DL001\n"
@@ -192,9 +252,13 @@ def test_noqa_and_disable_comments(project: Path, capsys: pytest.CaptureFixture[
     ]
 
 
-def test_warn_unused_suppressions(project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None) -> None:
+def test_warn_unused_suppressions(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
     (project / "bad.py").unlink()
-    (project / "train.py").write_text("a.backward()  # noqa: DL001\nb = 1  # noqa: DL003\n")
+    (project / "train.py").write_text(
+        "a.backward()  # noqa: DL001\nb = 1  # noqa: DL003\n"
+    )
     assert run(capsys)[0] == 0
     code, out, _ = run(capsys, "--warn-unused-suppressions")
     assert code == 1
@@ -213,7 +277,9 @@ def test_list_rules_is_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("key", ["DL001", "dl001", "capture-backward"])
-def test_explain_prints_the_rule_documentation(capsys: pytest.CaptureFixture[str], key: str) -> None:
+def test_explain_prints_the_rule_documentation(
+    capsys: pytest.CaptureFixture[str], key: str
+) -> None:
     code, out, _ = run(capsys, "--explain", key)
     assert code == 0
     assert out.startswith("DL001 capture-backward (error)\n")
@@ -228,7 +294,9 @@ def test_explain_unknown_rule_is_one_line(capsys: pytest.CaptureFixture[str]) ->
     assert err.count("\n") == 1
 
 
-def test_usage_errors_exit_two(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_two(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(capsys, "--format", "xml")[0] == 2
     assert run(capsys, "--jobs", "0")[0] == 2
     assert run(capsys, "--jobs", "2", "--no-cache", "good.py")[0] == 0
@@ -237,16 +305,25 @@ def test_usage_errors_exit_two(project: Path, capsys: pytest.CaptureFixture[str]
 def test_config_found_upward_from_the_checked_path(tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / "src" / "pkg").mkdir(parents=True)
-    (project / "pyproject.toml").write_text("[tool.dispatch-lint]\nignore = ['DL000']\n")
+    (project / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nignore = ['DL000']\n"
+    )
     (project / "src" / "pkg" / "bad.py").write_text("x = (\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     result = run_process(str(project / "src"), cwd=elsewhere)
-    assert (result.returncode, result.stdout) == (0, "All checks passed (1 file checked).\n")
+    assert (result.returncode, result.stdout) == (
+        0,
+        "All checks passed (1 file checked).\n",
+    )
 
 
-def test_broken_config_is_one_line_exit_two(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "pyproject.toml").write_text("[tool.dispatch-lint]\nselcet = ['DL001']\n")
+def test_broken_config_is_one_line_exit_two(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nselcet = ['DL001']\n"
+    )
     code, out, err = run(capsys, ".")
     assert (code, out) == (2, "")
     assert err == (
@@ -263,14 +340,18 @@ def test_config_flag(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "--config nope.toml: no such file" in err
 
 
-def test_gitignore_is_respected(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gitignore_is_respected(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / ".gitignore").write_text("bad.py\n")
     assert run(capsys)[0] == 0
     assert run(capsys, "bad.py")[0] == 1  # named explicitly: checked anyway
 
 
 def test_exclude_from_config(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "pyproject.toml").write_text("[tool.dispatch-lint]\nexclude = ['bad.py']\n")
+    (project / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nexclude = ['bad.py']\n"
+    )
     assert run(capsys)[:2] == (0, "All checks passed (1 file checked).\n")
 
 
@@ -291,8 +372,14 @@ def test_version_and_empty_runs_import_nothing_heavy(tmp_path: Path) -> None:
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'libcst', 'rich', 'numpy', 'numba'})\n"
         "print(codes, heavy)\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=60,
+    )
     assert result.stdout.splitlines() == [
         "All checks passed (0 files checked).",
         f"dispatch-lint {__version__}",

@@ -17,7 +17,9 @@ from dispatch_lint.analyzer import cli
 from dispatch_lint.analyzer.trips import CONFIRMED, RUNTIME_ONLY
 
 SARIF_SCHEMA = json.loads(
-    (Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+    (Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(
+        encoding="utf-8"
+    )
 )
 
 DIRECT = """\
@@ -88,7 +90,11 @@ if __name__ == "__main__":
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("FORCE_COLOR", raising=False)
-    for name, text in (("direct.py", DIRECT), ("helper.py", THROUGH_HELPER), ("clean.py", CLEAN)):
+    for name, text in (
+        ("direct.py", DIRECT),
+        ("helper.py", THROUGH_HELPER),
+        ("clean.py", CLEAN),
+    ):
         (tmp_path / name).write_text(text)
     return tmp_path
 
@@ -99,11 +105,15 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_text_shows_the_finding_with_source_and_trace(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_shows_the_finding_with_source_and_trace(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys, "direct.py", "clean.py")
     lines = out.splitlines()
     assert (code, err) == (1, "")
-    assert lines[0].startswith("direct.py:6:5: DL001 Capture tensors do not support autodiff")
+    assert lines[0].startswith(
+        "direct.py:6:5: DL001 Capture tensors do not support autodiff"
+    )
     assert lines[1:3] == [" 6 |     x.backward()", "   |     ^^^^^^^^^^^^"]
     notes = lines[3:-1]
     assert notes[0].startswith("  1. direct.py:5:")
@@ -111,11 +121,17 @@ def test_text_shows_the_finding_with_source_and_trace(project: Path, capsys: pyt
     assert lines[-1] == "Found 1 error in 1 file (2 files checked)."
 
 
-def test_json_trace_goes_through_the_helper(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_trace_goes_through_the_helper(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(capsys, "--format", "json", "helper.py", "clean.py")
+    assert code == 1
     [finding] = json.loads(out)["diagnostics"]
     assert (finding["path"], finding["line"], finding["rule"], finding["name"]) == (
-        "helper.py", 11, "DL001", "capture-backward"
+        "helper.py",
+        11,
+        "DL001",
+        "capture-backward",
     )
     lines = [step["line"] for step in finding["trace"]]
     assert lines[0] == 10  # born from dispatch.placeholder
@@ -123,49 +139,75 @@ def test_json_trace_goes_through_the_helper(project: Path, capsys: pytest.Captur
     assert all(step["path"] == "helper.py" for step in finding["trace"])
 
 
-def test_sarif_code_flow_of_a_real_finding(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sarif_code_flow_of_a_real_finding(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(capsys, "--format", "sarif", "helper.py")
+    assert code == 1
     log = json.loads(out)
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
     [result] = log["runs"][0]["results"]
     steps = result["codeFlows"][0]["threadFlows"][0]["locations"]
     assert result["ruleId"] == "DL001"
-    assert [s["location"]["physicalLocation"]["region"]["startLine"] for s in steps][-1] == 6
+    assert [s["location"]["physicalLocation"]["region"]["startLine"] for s in steps][
+        -1
+    ] == 6
 
 
-def test_github_annotation_of_a_real_finding(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_annotation_of_a_real_finding(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(capsys, "--format", "github", "direct.py")
-    assert out.startswith("::error file=direct.py,line=6,col=5,endLine=6,endColumn=17,"
-                          "title=DL001 capture-backward::Capture tensors do not support autodiff")
+    assert code == 1
+    assert out.startswith(
+        "::error file=direct.py,line=6,col=5,endLine=6,endColumn=17,"
+        "title=DL001 capture-backward::Capture tensors do not support autodiff"
+    )
     assert out.count("\n") == 1
 
 
-def test_noqa_and_config_silence_a_real_finding(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "direct.py").write_text(DIRECT.replace("x.backward()", "x.backward()  # noqa: DL001"))
+def test_noqa_and_config_silence_a_real_finding(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "direct.py").write_text(
+        DIRECT.replace("x.backward()", "x.backward()  # noqa: DL001")
+    )
     assert run(capsys, "direct.py")[0] == 0
-    (project / "pyproject.toml").write_text("[tool.dispatch-lint]\nignore = ['DL001']\n")
+    (project / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nignore = ['DL001']\n"
+    )
     assert run(capsys, "helper.py")[0] == 0
 
 
 def _trips_of(project: Path, program: str) -> Path:
     trips = project / f"{program}.trips.jsonl"
     result = subprocess.run(
-        [sys.executable, program], cwd=project, capture_output=True, text=True, timeout=300,
+        [sys.executable, program],
+        cwd=project,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=300,
         env={**os.environ, "DISPATCH_LINT_TRIPS": str(trips)},
     )
     assert "CaptureAutodiffError" in result.stderr
     return trips
 
 
-def test_run_confirms_the_static_finding_at_the_call(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_confirms_the_static_finding_at_the_call(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     trips = _trips_of(project, "helper.py")
     code, out, _ = run(capsys, "--format", "json", "--trips", str(trips), "helper.py")
+    assert code == 1
     [finding] = json.loads(out)["diagnostics"]
     assert finding["line"] == 11
     assert finding["trace"][-1]["message"] == CONFIRMED
 
 
-def test_run_reports_what_the_static_analysis_missed(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_reports_what_the_static_analysis_missed(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / "hidden.py").write_text(HIDDEN)
     assert run(capsys, "hidden.py")[0] == 0
     trips = _trips_of(project, "hidden.py")

@@ -15,7 +15,9 @@ from dispatch_lint.analyzer.trips import CONFIRMED, RUNTIME_ONLY
 _real_analyze = engine.analyze
 
 
-def _sink_finder(files: Sequence[engine.SourceFile], settings: object = None) -> engine.AnalysisResult:
+def _sink_finder(
+    files: Sequence[engine.SourceFile], settings: object = None
+) -> engine.AnalysisResult:
     """A stand-in engine: DL001 on every line calling ``.backward()`` and nothing else."""
     found = list(_real_analyze(files, None).diagnostics)
     for file in files:
@@ -23,9 +25,22 @@ def _sink_finder(files: Sequence[engine.SourceFile], settings: object = None) ->
             column = line.find(".backward()")
             if column >= 0:
                 found.append(
-                    Diagnostic(file.path, number, column + 1, "DL001", "capture-backward", "error",
-                               "Capture tensors do not support autodiff", number, column + 12,
-                               (TraceStep(file.path, number, column + 1, "reaches .backward()"),))
+                    Diagnostic(
+                        file.path,
+                        number,
+                        column + 1,
+                        "DL001",
+                        "capture-backward",
+                        "error",
+                        "Capture tensors do not support autodiff",
+                        number,
+                        column + 12,
+                        (
+                            TraceStep(
+                                file.path, number, column + 1, "reaches .backward()"
+                            ),
+                        ),
+                    )
                 )
     return engine.AnalysisResult(tuple(sorted(found)))
 
@@ -35,16 +50,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(engine, "analyze", _sink_finder)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "train.py").write_text(
-        "x = make()\n"
-        "x.backward()\n"
-        "y = helper(x)\n"
-        "y.numpy()\n"
+        "x = make()\nx.backward()\ny = helper(x)\ny.numpy()\n"
     )
     return tmp_path
 
 
 def _trips(path: Path, *records: object) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+    )
     return path
 
 
@@ -54,59 +68,114 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, st
     return code, json.loads(out), err
 
 
-def test_confirmed_and_runtime_only_findings(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_confirmed_and_runtime_only_findings(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     trips = _trips(
         project / "trips.jsonl",
-        {"rule": "DL001", "file": str(project / "train.py"), "line": 2, "origin": "train.py:1"},
-        {"rule": "DL003", "file": str(project / "train.py"), "line": 4,
-         "origin": {"file": str(project / "train.py"), "line": 1}},
-        {"rule": "DL001", "file": "/usr/lib/python3/site-packages/other.py", "line": 9, "origin": None},
+        {
+            "rule": "DL001",
+            "file": str(project / "train.py"),
+            "line": 2,
+            "origin": "train.py:1",
+        },
+        {
+            "rule": "DL003",
+            "file": str(project / "train.py"),
+            "line": 4,
+            "origin": {"file": str(project / "train.py"), "line": 1},
+        },
+        {
+            "rule": "DL001",
+            "file": "/usr/lib/python3/site-packages/other.py",
+            "line": 9,
+            "origin": None,
+        },
     )
     code, document, err = _json(capsys, "--trips", str(trips), ".")
     assert (code, err) == (1, "")
-    found = [(d["path"], d["line"], d["rule"], [s["message"] for s in d["trace"]])
-             for d in document["diagnostics"]]
+    found = [
+        (d["path"], d["line"], d["rule"], [s["message"] for s in d["trace"]])
+        for d in document["diagnostics"]
+    ]
     assert found == [
         ("train.py", 2, "DL001", ["reaches .backward()", CONFIRMED]),
-        ("train.py", 4, "DL003",
-         ["the capture tensor was created here (seen at run time)", RUNTIME_ONLY]),
+        (
+            "train.py",
+            4,
+            "DL003",
+            ["the capture tensor was created here (seen at run time)", RUNTIME_ONLY],
+        ),
     ]
     assert document["diagnostics"][1]["trace"][0]["line"] == 1
-    assert document["diagnostics"][1]["message"].startswith("Capture tensors hold no data")
+    assert document["diagnostics"][1]["message"].startswith(
+        "Capture tensors hold no data"
+    )
 
 
-def test_origin_outside_the_checked_files_is_named(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    trips = _trips(project / "t.jsonl",
-                   {"rule": "DL003", "file": "train.py", "line": 4, "origin": "/elsewhere/make.py:12"})
+def test_origin_outside_the_checked_files_is_named(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trips = _trips(
+        project / "t.jsonl",
+        {
+            "rule": "DL003",
+            "file": "train.py",
+            "line": 4,
+            "origin": "/elsewhere/make.py:12",
+        },
+    )
     _, document, _ = _json(capsys, "--trips", str(trips))
     assert document["diagnostics"][1]["trace"][0]["message"] == (
         "the capture tensor was created at /elsewhere/make.py:12"
     )
 
 
-def test_text_shows_the_evidence(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    trips = _trips(project / "t.jsonl", {"rule": "DL001", "file": "train.py", "line": 2, "origin": "train.py:1"})
+def test_text_shows_the_evidence(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trips = _trips(
+        project / "t.jsonl",
+        {"rule": "DL001", "file": "train.py", "line": 2, "origin": "train.py:1"},
+    )
     assert cli.main(["--trips", str(trips)]) == 1
     out = capsys.readouterr().out
     assert f"  2. train.py:2:2: {CONFIRMED}" in out
 
 
-def test_trips_of_ignored_rules_are_left_out(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    trips = _trips(project / "t.jsonl", {"rule": "DL003", "file": "train.py", "line": 4, "origin": None})
+def test_trips_of_ignored_rules_are_left_out(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trips = _trips(
+        project / "t.jsonl",
+        {"rule": "DL003", "file": "train.py", "line": 4, "origin": None},
+    )
     code, document, _ = _json(capsys, "--trips", str(trips), "--ignore", "DL003")
+    assert code == 1
     assert [d["rule"] for d in document["diagnostics"]] == ["DL001"]
 
 
-def test_malformed_lines_are_skipped_with_a_warning(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    trips = _trips(project / "t.jsonl", '{"rule": "DL001", "file": "train.py", "li',
-                   {"rule": "DL999", "file": "train.py", "line": 2},
-                   {"rule": "DL003", "file": "train.py", "line": 4})
+def test_malformed_lines_are_skipped_with_a_warning(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trips = _trips(
+        project / "t.jsonl",
+        '{"rule": "DL001", "file": "train.py", "li',
+        {"rule": "DL999", "file": "train.py", "line": 2},
+        {"rule": "DL003", "file": "train.py", "line": 4},
+    )
     code, document, err = _json(capsys, "--trips", str(trips))
+    assert code == 1
     assert [d["line"] for d in document["diagnostics"]] == [2, 4]
     assert err == f"dispatch-lint: warning: {trips}: skipped 2 malformed line(s)\n"
 
 
-def test_missing_trips_file_is_one_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_trips_file_is_one_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli.main(["--trips", "nope.jsonl"]) == 2
     err = capsys.readouterr().err
-    assert err == "dispatch-lint: error: nope.jsonl: cannot read the trips file: No such file or directory\n"
+    assert (
+        err
+        == "dispatch-lint: error: nope.jsonl: cannot read the trips file: No such file or directory\n"
+    )

@@ -78,21 +78,39 @@ sinks = [{name = "mylib.train_step", arg = 0, rule = "DL001"}, {name = "mylib.sa
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("[tool.dispatch-lint]\nselekt = ['DL001']\n",
-         "[tool.dispatch-lint]: unknown key 'selekt'; allowed keys: select, ignore, extend-select"),
-        ("[tool.dispatch-lint]\nselect = ['DL999']\n",
-         "[tool.dispatch-lint]: select: unknown rule selector 'DL999'; allowed: a rule id"),
-        ("[tool.dispatch-lint]\nignore = 'DL001'\n",
-         "[tool.dispatch-lint]: ignore must be a list of strings, not a string ('DL001')"),
+        (
+            "[tool.dispatch-lint]\nselekt = ['DL001']\n",
+            "[tool.dispatch-lint]: unknown key 'selekt'; allowed keys: select, ignore, extend-select",
+        ),
+        (
+            "[tool.dispatch-lint]\nselect = ['DL999']\n",
+            "[tool.dispatch-lint]: select: unknown rule selector 'DL999'; allowed: a rule id",
+        ),
+        (
+            "[tool.dispatch-lint]\nignore = 'DL001'\n",
+            "[tool.dispatch-lint]: ignore must be a list of strings, not a string ('DL001')",
+        ),
         ("[tool.dispatch-lint\nselect = [\n", "broken TOML: "),
-        ("[tool.dispatch-lint.per-file-ignores]\n'a.py' = ['XX1']\n",
-         "per-file-ignores.'a.py': unknown rule selector 'XX1'"),
-        ("[tool.dispatch-lint]\nsinks = [{name = 'f', arg = 0}]\n", "sinks[0]: missing key 'rule'"),
-        ("[tool.dispatch-lint]\nsinks = [{name = 'f', arg = true, rule = 'DL001'}]\n",
-         "sinks[0]: arg must be a non-negative argument index or a keyword name, not a boolean"),
-        ("[tool.dispatch-lint]\nsinks = [{name = 'f', arg = 0, rule = 'DL000'}]\n",
-         "sinks[0]: rule must be one of DL001, DL002"),
-        ("[tool]\ndispatch-lint = 3\n", "[tool.dispatch-lint]: must be a table of settings, not an integer"),
+        (
+            "[tool.dispatch-lint.per-file-ignores]\n'a.py' = ['XX1']\n",
+            "per-file-ignores.'a.py': unknown rule selector 'XX1'",
+        ),
+        (
+            "[tool.dispatch-lint]\nsinks = [{name = 'f', arg = 0}]\n",
+            "sinks[0]: missing key 'rule'",
+        ),
+        (
+            "[tool.dispatch-lint]\nsinks = [{name = 'f', arg = true, rule = 'DL001'}]\n",
+            "sinks[0]: arg must be a non-negative argument index or a keyword name, not a boolean",
+        ),
+        (
+            "[tool.dispatch-lint]\nsinks = [{name = 'f', arg = 0, rule = 'DL000'}]\n",
+            "sinks[0]: rule must be one of DL001, DL002",
+        ),
+        (
+            "[tool]\ndispatch-lint = 3\n",
+            "[tool.dispatch-lint]: must be a table of settings, not an integer",
+        ),
     ],
 )
 def test_mistakes_are_one_line_naming_file_key_and_what_is_allowed(
@@ -126,7 +144,9 @@ def test_found_upward_skipping_pyprojects_without_the_table(tmp_path: Path) -> N
     assert "DL004" not in config.enabled_rules()
 
 
-def test_no_configuration_means_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_configuration_means_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     for paths in (["."], [str(tmp_path / "missing")]):
         config = config_for_paths(paths)
@@ -143,7 +163,11 @@ def test_explicit_config_file_may_be_a_plain_toml_table(tmp_path: Path) -> None:
 
 
 def test_command_line_overrides_are_checked() -> None:
-    config = Config(ignore=("DL004",)).with_overrides(select=["DL00"], ignore=["DL005"], extend_select=[])
+    config = Config(ignore=("DL004",)).with_overrides(
+        select=["DL00"], ignore=["DL005"], extend_select=[]
+    )
     assert config.enabled_rules() == ALL - {"DL004", "DL005"}
-    with pytest.raises(ConfigError, match="--extend-select: unknown rule selector 'E501'"):
+    with pytest.raises(
+        ConfigError, match="--extend-select: unknown rule selector 'E501'"
+    ):
         Config().with_overrides(extend_select=["E501"])

@@ -28,7 +28,9 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_walks_python_files_sorted_with_paths_as_given(in_tmp: Path) -> None:
-    _touch(in_tmp, "b.py", "a.py", "notes.txt", "stub.pyi", "pkg/mod.py", "pkg/sub/deep.py")
+    _touch(
+        in_tmp, "b.py", "a.py", "notes.txt", "stub.pyi", "pkg/mod.py", "pkg/sub/deep.py"
+    )
     assert _found(["."]) == ["a.py", "b.py", "pkg/mod.py", "pkg/sub/deep.py"]
     assert _found(["pkg"]) == ["pkg/mod.py", "pkg/sub/deep.py"]
     assert _found(["./pkg/"]) == ["pkg/mod.py", "pkg/sub/deep.py"]
@@ -56,14 +58,24 @@ def test_default_skipped_folders_and_virtualenvs(in_tmp: Path) -> None:
 
 
 def test_gitignore_root_and_nested_with_negation(in_tmp: Path) -> None:
-    _touch(in_tmp, "a.py", "gen_a.py", "out/x.py", "sub/b.py", "sub/gen_b.py", "sub/keep_me.py",
-           "sub/local.py")
+    _touch(
+        in_tmp,
+        "a.py",
+        "gen_a.py",
+        "out/x.py",
+        "sub/b.py",
+        "sub/gen_b.py",
+        "sub/keep_me.py",
+        "sub/local.py",
+    )
     (in_tmp / ".gitignore").write_text("gen_*.py\nout/\n")
     (in_tmp / "sub" / ".gitignore").write_text("local.py\n!gen_b.py\n")
     assert _found(["."]) == ["a.py", "sub/b.py", "sub/gen_b.py", "sub/keep_me.py"]
 
 
-def test_gitignore_above_the_checked_folder_applies_inside_a_git_work_tree(in_tmp: Path) -> None:
+def test_gitignore_above_the_checked_folder_applies_inside_a_git_work_tree(
+    in_tmp: Path,
+) -> None:
     (in_tmp / ".git").mkdir()
     (in_tmp / ".gitignore").write_text("secret.py\n")
     _touch(in_tmp, "src/secret.py", "src/open.py")
@@ -72,7 +84,9 @@ def test_gitignore_above_the_checked_folder_applies_inside_a_git_work_tree(in_tm
 
 def test_exclude_patterns_are_relative_to_the_config_folder(in_tmp: Path) -> None:
     _touch(in_tmp, "proj/generated/g.py", "proj/src/generated/g2.py", "proj/src/m.py")
-    found = _found(["proj"], exclude=["/src/generated/", "*.tmp.py"], exclude_root=in_tmp / "proj")
+    found = _found(
+        ["proj"], exclude=["/src/generated/", "*.tmp.py"], exclude_root=in_tmp / "proj"
+    )
     assert found == ["proj/generated/g.py", "proj/src/m.py"]
 
 
@@ -88,7 +102,9 @@ def test_missing_path_is_an_error_and_others_are_still_found(in_tmp: Path) -> No
     _touch(in_tmp, "ok.py")
     discovery = discover(["missing.py", "ok.py"])
     assert [f.path for f in discovery.files] == ["ok.py"]
-    assert [(e.path, e.message) for e in discovery.errors] == [("missing.py", "no such file or folder")]
+    assert [(e.path, e.message) for e in discovery.errors] == [
+        ("missing.py", "no such file or folder")
+    ]
 
 
 def test_folder_named_like_a_module_is_a_folder(in_tmp: Path) -> None:
@@ -104,7 +120,9 @@ def test_symlink_loops_and_dangling_links_are_not_followed(in_tmp: Path) -> None
     os.symlink("self.py", in_tmp / "self.py")
     assert _found(["."]) == ["pkg/m.py"]
     errors = discover(["dangling.py"]).errors
-    assert [(e.path, e.message) for e in errors] == [("dangling.py", "a dangling symbolic link")]
+    assert [(e.path, e.message) for e in errors] == [
+        ("dangling.py", "a dangling symbolic link")
+    ]
 
 
 def test_a_file_reached_twice_is_checked_once(in_tmp: Path) -> None:
@@ -122,8 +140,14 @@ def test_fifo_given_explicitly_is_refused_not_read(in_tmp: Path) -> None:
 
 
 def test_module_names_follow_packages(tmp_path: Path) -> None:
-    _touch(tmp_path, "src/pkg/__init__.py", "src/pkg/sub/__init__.py", "src/pkg/sub/mod.py",
-           "scripts/run.py", "src/pkg/bad-name.py")
+    _touch(
+        tmp_path,
+        "src/pkg/__init__.py",
+        "src/pkg/sub/__init__.py",
+        "src/pkg/sub/mod.py",
+        "scripts/run.py",
+        "src/pkg/bad-name.py",
+    )
     assert module_name(tmp_path / "src/pkg/sub/mod.py") == "pkg.sub.mod"
     assert module_name(tmp_path / "src/pkg/sub/__init__.py") == "pkg.sub"
     assert module_name(tmp_path / "scripts/run.py") == "run"

@@ -25,7 +25,9 @@ CLEAN = "import os\n\nprint(os.sep)\n"
 
 
 def test_hook_definition() -> None:
-    [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    [hook] = yaml.safe_load(
+        (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    )
     assert hook["id"] == "dispatch-lint"
     assert hook["entry"] == "dispatch-lint"
     assert hook["language"] == "python"
@@ -36,9 +38,21 @@ def test_hook_definition() -> None:
 def _index_reachable(scratch: Path) -> str | None:
     """None when pip can fetch a dependency of the hook, else why not."""
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(scratch),
-         "pathspec"],
-        capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--dest",
+            str(scratch),
+            "pathspec",
+        ],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=180,
     )
     if result.returncode != 0:
         return (result.stderr.strip().splitlines() or ["pip download failed"])[-1]
@@ -50,26 +64,49 @@ def try_repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
     scratch = tmp_path_factory.mktemp("precommit")
     reason = _index_reachable(scratch / "download")
     if reason is not None:
-        pytest.skip(f"the package index cannot be reached, so pre-commit cannot install the hook: {reason}")
+        pytest.skip(
+            f"the package index cannot be reached, so pre-commit cannot install the hook: {reason}"
+        )
     project = scratch / "project"
     project.mkdir()
     env = {
         **os.environ,
         "PRE_COMMIT_HOME": str(scratch / "home"),
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
         "NO_COLOR": "1",
     }
     subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
-    for name, text in (("misuse.py", MISUSE), ("broken.py", BROKEN), ("clean.py", CLEAN)):
+    for name, text in (
+        ("misuse.py", MISUSE),
+        ("broken.py", BROKEN),
+        ("clean.py", CLEAN),
+    ):
         (project / name).write_text(text, encoding="utf-8")
     subprocess.run(["git", "add", "."], cwd=project, check=True, env=env)
 
     def run(*files: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "dispatch-lint",
-             "--color", "never", "--files", *files],
-            cwd=project, capture_output=True, text=True, timeout=1200, env=env,
+            [
+                sys.executable,
+                "-m",
+                "pre_commit",
+                "try-repo",
+                str(REPO),
+                "dispatch-lint",
+                "--color",
+                "never",
+                "--files",
+                *files,
+            ],
+            cwd=project,
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=1200,
+            env=env,
         )
 
     return run
@@ -79,7 +116,9 @@ def test_hook_fails_on_misuse(try_repo) -> None:  # type: ignore[no-untyped-def]
     result = try_repo("misuse.py", "broken.py", "clean.py")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "dispatch-lint" in result.stdout and "Failed" in result.stdout
-    assert "misuse.py:5:5: DL001 Capture tensors do not support autodiff" in result.stdout
+    assert (
+        "misuse.py:5:5: DL001 Capture tensors do not support autodiff" in result.stdout
+    )
     assert "broken.py:1:7: DL000 Syntax error: invalid syntax" in result.stdout
     assert "clean.py:" not in result.stdout
 

@@ -13,13 +13,20 @@ from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, Report, Tr
 from dispatch_lint.analyzer.report.github import escape_property, to_github
 from dispatch_lint.analyzer.report.json import to_json
 from dispatch_lint.analyzer.report.sarif import to_sarif
-from dispatch_lint.analyzer.report.text import source_lines, summary_line, write_statistics, write_text
+from dispatch_lint.analyzer.report.text import (
+    source_lines,
+    summary_line,
+    write_statistics,
+    write_text,
+)
 from dispatch_lint.analyzer.suppressions import UnusedSuppression
 from dispatch_lint.catalog import RULES
 
 # The official OASIS SARIF 2.1.0 schema (errata01), vendored so the tests need no network.
 SARIF_SCHEMA = json.loads(
-    (Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+    (Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(
+        encoding="utf-8"
+    )
 )
 
 SOURCE = b"import dispatch_lint.runtime as dispatch\nx = dispatch.placeholder((2,))\nx.backward()\n"
@@ -37,15 +44,26 @@ def _capture_backward(path: str = "train.py") -> Diagnostic:
         end_line=3,
         end_column=13,
         trace=(
-            TraceStep(path, 2, 5, "a capture tensor is created by dispatch.placeholder"),
+            TraceStep(
+                path, 2, 5, "a capture tensor is created by dispatch.placeholder"
+            ),
             TraceStep(path, 3, 1, "it reaches .backward()"),
         ),
     )
 
 
 def _warning(path: str = "model.py") -> Diagnostic:
-    return Diagnostic(path, 7, 9, "DL004", "autodiff-over-capture", "warning",
-                      "Autodiff over a capture device", 7, 30)
+    return Diagnostic(
+        path,
+        7,
+        9,
+        "DL004",
+        "autodiff-over-capture",
+        "warning",
+        "Autodiff over a capture device",
+        7,
+        30,
+    )
 
 
 REPORT = Report(diagnostics=(_capture_backward(), _warning()), files=12)
@@ -80,8 +98,17 @@ def test_text_colours_when_forced(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_text_does_not_treat_brackets_in_messages_as_markup() -> None:
-    diagnostic = Diagnostic("a[b].py", 1, 1, "DL003", "capture-data-read", "error",
-                            "Capture tensors hold no data: [bold]t[/bold].item()", 1, 2)
+    diagnostic = Diagnostic(
+        "a[b].py",
+        1,
+        1,
+        "DL003",
+        "capture-data-read",
+        "error",
+        "Capture tensors hold no data: [bold]t[/bold].item()",
+        1,
+        2,
+    )
     out = io.StringIO()
     write_text(Report((diagnostic,), files=1), out, {})
     assert out.getvalue().startswith(
@@ -95,11 +122,17 @@ def test_text_does_not_treat_brackets_in_messages_as_markup() -> None:
         (Report((), files=12), 0, "All checks passed (12 files checked)."),
         (Report((), files=1), 0, "All checks passed (1 file checked)."),
         (REPORT, 0, "Found 1 error and 1 warning in 2 files (12 files checked)."),
-        (Report((_capture_backward(), _capture_backward("b.py")), 3), 0,
-         "Found 2 errors in 2 files (3 files checked)."),
+        (
+            Report((_capture_backward(), _capture_backward("b.py")), 3),
+            0,
+            "Found 2 errors in 2 files (3 files checked).",
+        ),
         (Report((), files=2), 1, "Found 1 unused suppression (2 files checked)."),
-        (Report((), files=0, errors=(FileError("x.py", "no such file or folder"),)), 0,
-         "No findings, but 1 path could not be checked (0 files checked)."),
+        (
+            Report((), files=0, errors=(FileError("x.py", "no such file or folder"),)),
+            0,
+            "No findings, but 1 path could not be checked (0 files checked).",
+        ),
     ],
 )
 def test_summary_line(report: Report, unused: int, expected: str) -> None:
@@ -107,7 +140,9 @@ def test_summary_line(report: Report, unused: int, expected: str) -> None:
 
 
 def test_statistics_counts_each_rule_most_frequent_first() -> None:
-    report = Report((_capture_backward("a.py"), _capture_backward("b.py"), _warning()), files=4)
+    report = Report(
+        (_capture_backward("a.py"), _capture_backward("b.py"), _warning()), files=4
+    )
     out = io.StringIO()
     write_statistics(report, out)
     assert out.getvalue().splitlines() == [
@@ -128,7 +163,12 @@ def test_unused_suppressions_are_listed_as_warnings() -> None:
 
 def test_source_lines_follow_cpython_decoding() -> None:
     latin1 = "# -*- coding: latin-1 -*-\nname = 'café'\r\nx = 1\r".encode("latin-1")
-    assert source_lines(latin1) == ["# -*- coding: latin-1 -*-", "name = 'café'", "x = 1", ""]
+    assert source_lines(latin1) == [
+        "# -*- coding: latin-1 -*-",
+        "name = 'café'",
+        "x = 1",
+        "",
+    ]
     assert source_lines(b"\xef\xbb\xbfx = 1\n")[0] == "x = 1"
     assert source_lines(b"x = '\xff'\n")[0] == "x = '\ufffd'"
 
@@ -150,9 +190,18 @@ def test_json_matches_the_documented_schema_exactly() -> None:
                 "end_column": 13,
                 "message": "Capture tensors do not support autodiff: x may be a capture tensor",
                 "trace": [
-                    {"path": "train.py", "line": 2, "column": 5,
-                     "message": "a capture tensor is created by dispatch.placeholder"},
-                    {"path": "train.py", "line": 3, "column": 1, "message": "it reaches .backward()"},
+                    {
+                        "path": "train.py",
+                        "line": 2,
+                        "column": 5,
+                        "message": "a capture tensor is created by dispatch.placeholder",
+                    },
+                    {
+                        "path": "train.py",
+                        "line": 3,
+                        "column": 1,
+                        "message": "it reaches .backward()",
+                    },
                 ],
             }
         ],
@@ -189,12 +238,23 @@ def test_sarif_result_has_relative_location_and_the_trace_as_code_flow() -> None
     assert result["level"] == "error"
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "train.py", "uriBaseId": "%SRCROOT%"}
-    assert location["region"] == {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 13}
+    assert location["region"] == {
+        "startLine": 3,
+        "startColumn": 1,
+        "endLine": 3,
+        "endColumn": 13,
+    }
     steps = result["codeFlows"][0]["threadFlows"][0]["locations"]
     assert [
-        (s["location"]["physicalLocation"]["region"]["startLine"], s["location"]["message"]["text"])
+        (
+            s["location"]["physicalLocation"]["region"]["startLine"],
+            s["location"]["message"]["text"],
+        )
         for s in steps
-    ] == [(2, "a capture tensor is created by dispatch.placeholder"), (3, "it reaches .backward()")]
+    ] == [
+        (2, "a capture tensor is created by dispatch.placeholder"),
+        (3, "it reaches .backward()"),
+    ]
     assert run["results"][0]["level"] == "warning"
 
 
@@ -203,23 +263,31 @@ def test_sarif_marks_suppressed_findings_only_when_given() -> None:
     hidden = _capture_backward("hidden.py")
     results = _sarif(REPORT, suppressed=(hidden,))["runs"][0]["results"]
     marked = [r for r in results if "suppressions" in r]
-    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in marked] == [
-        "hidden.py"
-    ]
+    assert [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in marked
+    ] == ["hidden.py"]
     assert marked[0]["suppressions"] == [{"kind": "inSource"}]
 
 
 def test_sarif_reports_files_that_could_not_be_checked() -> None:
-    report = Report((), files=1, errors=(FileError("gone.py", "no such file or folder"),))
+    report = Report(
+        (), files=1, errors=(FileError("gone.py", "no such file or folder"),)
+    )
     invocation = _sarif(report)["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False
-    assert invocation["toolExecutionNotifications"][0]["message"]["text"] == "no such file or folder"
+    assert (
+        invocation["toolExecutionNotifications"][0]["message"]["text"]
+        == "no such file or folder"
+    )
 
 
 def test_sarif_paths_outside_the_root_become_file_uris() -> None:
-    outside = Diagnostic("../other/x y.py", 1, 1, "DL000", "syntax-error", "error", "Syntax error", 1, 1)
+    outside = Diagnostic(
+        "../other/x y.py", 1, 1, "DL000", "syntax-error", "error", "Syntax error", 1, 1
+    )
     uri = _sarif(Report((outside,), 1))["runs"][0]["results"][0]["locations"][0][
-        "physicalLocation"]["artifactLocation"]
+        "physicalLocation"
+    ]["artifactLocation"]
     assert uri["uri"].startswith("file:///") and uri["uri"].endswith("/other/x%20y.py")
     assert "uriBaseId" not in uri
 
@@ -238,7 +306,9 @@ def test_github_annotations_one_per_finding() -> None:
 
 def test_github_escapes_properties_and_data() -> None:
     assert escape_property("a,b:c%d\ne") == "a%2Cb%3Ac%25d%0Ae"
-    odd = Diagnostic("dir,1/a:b.py", 1, 1, "DL000", "syntax-error", "error", "50% bad\r\nline", 1, 1)
+    odd = Diagnostic(
+        "dir,1/a:b.py", 1, 1, "DL000", "syntax-error", "error", "50% bad\r\nline", 1, 1
+    )
     assert to_github([odd]) == (
         "::error file=dir%2C1/a%3Ab.py,line=1,col=1,endLine=1,endColumn=1,"
         "title=DL000 syntax-error::50%25 bad%0D%0Aline\n"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError
 from dispatch_lint.analyzer.suppressions import UnusedSuppression
 
-__all__ = ["to_github", "escape_data", "escape_property"]
+__all__ = ["escape_data", "escape_property", "to_github"]
 
 
 def escape_data(value: str) -> str:
@@ -26,14 +26,18 @@ def escape_property(value: str) -> str:
 
 
 def _command(level: str, properties: dict[str, object], message: str) -> str:
-    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    props = ",".join(
+        f"{key}={escape_property(str(value))}" for key, value in properties.items()
+    )
     return f"::{level} {props}::{escape_data(message)}"
 
 
 def _annotation(diagnostic: Diagnostic) -> str:
     message = diagnostic.message
     for number, step in enumerate(diagnostic.trace, start=1):
-        message += f"\n  {number}. {step.path}:{step.line}:{step.column}: {step.message}"
+        message += (
+            f"\n  {number}. {step.path}:{step.line}:{step.column}: {step.message}"
+        )
     level = "warning" if diagnostic.severity == "warning" else "error"
     properties = {
         "file": diagnostic.path,
@@ -54,12 +58,18 @@ def to_github(
     """Every finding, per-file error and unused suppression as a workflow command line."""
     lines = [_annotation(d) for d in diagnostics]
     lines += [
-        _command("error", {"file": e.path, "title": "dispatch-lint"}, e.message) for e in errors
+        _command("error", {"file": e.path, "title": "dispatch-lint"}, e.message)
+        for e in errors
     ]
     lines += [
         _command(
             "warning",
-            {"file": u.path, "line": u.line, "col": u.column, "title": "unused suppression"},
+            {
+                "file": u.path,
+                "line": u.line,
+                "col": u.column,
+                "title": "unused suppression",
+            },
             u.message,
         )
         for u in unused

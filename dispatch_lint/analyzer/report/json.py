@@ -12,7 +12,7 @@ from typing import Any
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, Report
 
-__all__ = ["SCHEMA_VERSION", "to_json", "diagnostic_to_json"]
+__all__ = ["SCHEMA_VERSION", "diagnostic_to_json", "to_json"]
 
 #: Bumped only when a key changes meaning or disappears.
 SCHEMA_VERSION = 1
@@ -31,7 +31,12 @@ def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
         "end_column": diagnostic.end_column,
         "message": diagnostic.message,
         "trace": [
-            {"path": step.path, "line": step.line, "column": step.column, "message": step.message}
+            {
+                "path": step.path,
+                "line": step.line,
+                "column": step.column,
+                "message": step.message,
+            }
             for step in diagnostic.trace
         ],
     }

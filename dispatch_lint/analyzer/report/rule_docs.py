@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from dispatch_lint.catalog import RULES, RULES_BY_ID, RULES_BY_NAME, RuleSpec
 
-__all__ = ["RuleDoc", "rule_doc", "all_rule_docs", "lookup_rule"]
+__all__ = ["RuleDoc", "all_rule_docs", "lookup_rule", "rule_doc"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,9 @@ class RuleDoc:
 
 def lookup_rule(key: str) -> RuleSpec | None:
     """The rule named by ``key``: an id (any case, ``dl001``) or a name (``capture-backward``)."""
-    return RULES_BY_ID.get(key.strip().upper()) or RULES_BY_NAME.get(key.strip().lower())
+    return RULES_BY_ID.get(key.strip().upper()) or RULES_BY_NAME.get(
+        key.strip().lower()
+    )
 
 
 def _rule_class_doc(rule_id: str) -> str | None:
@@ -47,7 +49,7 @@ def _rule_class_doc(rule_id: str) -> str | None:
 def _catalog_explanation(spec: RuleSpec) -> str:
     return (
         f"Flags: {spec.summary}.\n\n"
-        f"At run time this raises {spec.runtime_error}: \"{spec.message} ...\".\n\n"
+        f'At run time this raises {spec.runtime_error}: "{spec.message} ...".\n\n'
         f"Fix: {spec.fix}."
     )
 

@@ -38,15 +38,23 @@ def _artifact(path: str) -> dict[str, str]:
     return {"uri": Path(os.path.abspath(path)).as_uri()}
 
 
-def _region(line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> dict[str, int]:
+def _region(
+    line: int, column: int, end_line: int | None = None, end_column: int | None = None
+) -> dict[str, int]:
     region = {"startLine": max(line, 1), "startColumn": max(column, 1)}
-    if end_line is not None and end_column is not None and (end_line, end_column) > (line, column):
+    if (
+        end_line is not None
+        and end_column is not None
+        and (end_line, end_column) > (line, column)
+    ):
         region["endLine"] = end_line
         region["endColumn"] = max(end_column, 1)
     return region
 
 
-def _location(path: str, region: dict[str, int], message: str | None = None) -> dict[str, Any]:
+def _location(
+    path: str, region: dict[str, int], message: str | None = None
+) -> dict[str, Any]:
     location: dict[str, Any] = {
         "physicalLocation": {"artifactLocation": _artifact(path), "region": region}
     }
@@ -78,7 +86,9 @@ def _rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
     return rules, index
 
 
-def _result(diagnostic: Diagnostic, rule_index: dict[str, int], suppressed: bool) -> dict[str, Any]:
+def _result(
+    diagnostic: Diagnostic, rule_index: dict[str, int], suppressed: bool
+) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": diagnostic.rule,
         "level": _level(diagnostic.severity),
@@ -86,7 +96,12 @@ def _result(diagnostic: Diagnostic, rule_index: dict[str, int], suppressed: bool
         "locations": [
             _location(
                 diagnostic.path,
-                _region(diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column),
+                _region(
+                    diagnostic.line,
+                    diagnostic.column,
+                    diagnostic.end_line,
+                    diagnostic.end_column,
+                ),
             )
         ],
     }
@@ -95,13 +110,18 @@ def _result(diagnostic: Diagnostic, rule_index: dict[str, int], suppressed: bool
     if diagnostic.trace:
         steps = [
             {
-                "location": _location(step.path, _region(step.line, step.column), step.message),
+                "location": _location(
+                    step.path, _region(step.line, step.column), step.message
+                ),
                 "executionOrder": order,
             }
             for order, step in enumerate(diagnostic.trace, start=1)
         ]
         result["codeFlows"] = [
-            {"message": {"text": diagnostic.message}, "threadFlows": [{"locations": steps}]}
+            {
+                "message": {"text": diagnostic.message},
+                "threadFlows": [{"locations": steps}],
+            }
         ]
     if suppressed:
         result["suppressions"] = [{"kind": "inSource"}]
@@ -118,7 +138,10 @@ def to_sarif(
     suppression; ``root`` is the folder relative paths start from (the current folder)."""
     rules, rule_index = _rules()
     marked = [(d, False) for d in report.diagnostics] + [(d, True) for d in suppressed]
-    results = [_result(d, rule_index, hidden) for d, hidden in sorted(marked, key=lambda m: m[0])]
+    results = [
+        _result(d, rule_index, hidden)
+        for d, hidden in sorted(marked, key=lambda m: m[0])
+    ]
     base = (root or Path.cwd()).absolute().as_uri().rstrip("/") + "/"
     run: dict[str, Any] = {
         "tool": {
@@ -146,7 +169,9 @@ def _invocation(errors: Sequence[FileError]) -> dict[str, Any]:
             {
                 "level": "error",
                 "message": {"text": error.message},
-                "locations": [{"physicalLocation": {"artifactLocation": _artifact(error.path)}}],
+                "locations": [
+                    {"physicalLocation": {"artifactLocation": _artifact(error.path)}}
+                ],
             }
             for error in errors
         ]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.text import Text
 
-__all__ = ["write_text", "write_statistics", "summary_line", "source_lines"]
+__all__ = ["source_lines", "summary_line", "write_statistics", "write_text"]
 
 # CPython's line ends; str.splitlines() would also split on form feeds and other separators.
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -61,13 +61,19 @@ def summary_line(report: Report, unused: int = 0) -> str:
     errors = len(report.diagnostics) - warnings
     parts = [
         _plural(count, word)
-        for count, word in ((errors, "error"), (warnings, "warning"), (unused, "unused suppression"))
+        for count, word in (
+            (errors, "error"),
+            (warnings, "warning"),
+            (unused, "unused suppression"),
+        )
         if count
     ]
     if parts:
         files = len({d.path for d in report.diagnostics})
         where = f" in {_plural(files, 'file')}" if files else ""
-        problems = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+        problems = (
+            parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+        )
         line = f"Found {problems}{where} {checked}."
     elif report.errors:
         line = f"No findings, but {_plural(len(report.errors), 'path')} could not be checked {checked}."
@@ -87,7 +93,9 @@ def _header(diagnostic: Diagnostic) -> Text:
     from rich.text import Text
 
     text = Text()
-    text.append(f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:", style="bold")
+    text.append(
+        f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:", style="bold"
+    )
     text.append(" ")
     style = "bold yellow" if diagnostic.severity == "warning" else "bold red"
     text.append(diagnostic.rule, style=style)
@@ -103,7 +111,8 @@ def _excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[Text]:
     # One character in, one character out, so that the caret stays under the column: tabs
     # become spaces and control characters (NUL, stray binary) a replacement character.
     line = "".join(
-        " " if c == "\t" else c if c.isprintable() else "\ufffd" for c in lines[diagnostic.line - 1]
+        " " if c == "\t" else c if c.isprintable() else "\ufffd"
+        for c in lines[diagnostic.line - 1]
     )
     if not line.strip():
         return []
@@ -149,7 +158,9 @@ def write_text(
                 for text in _excerpt(diagnostic, lines):
                     console.print(text)
             for number, step in enumerate(diagnostic.trace, start=1):
-                console.print(f"  {number}. {step.path}:{step.line}:{step.column}: {step.message}")
+                console.print(
+                    f"  {number}. {step.path}:{step.line}:{step.column}: {step.message}"
+                )
             for note in diagnostic.notes:
                 console.print(f"  note: {note}")
         for suppression in unused:
@@ -163,6 +174,10 @@ def write_text(
 def write_statistics(report: Report, out: TextIO) -> None:
     """One line per rule that fired: count, id, name; the most frequent first."""
     counts = Counter((d.rule, d.name) for d in report.diagnostics)
-    for (rule_id, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        out.write(f"{count:>5}  {rule_id}  {name}\n")
+    out.writelines(
+        f"{count:>5}  {rule_id}  {name}\n"
+        for (rule_id, name), count in sorted(
+            counts.items(), key=lambda item: (-item[1], item[0])
+        )
+    )
     out.write(summary_line(report) + "\n")
