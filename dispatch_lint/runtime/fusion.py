@@ -37,10 +37,24 @@ from dispatch_lint.runtime.fusion_codegen import (
     literal,
 )
 
-__all__ = ["ProgramPlan", "FusionStats", "plan_program", "run_planned", "stats"]
+__all__ = ["FusionStats", "ProgramPlan", "plan_program", "run_planned", "stats"]
 
 _ARITHMETIC = frozenset(
-    {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne", "neg", "abs", "relu"}
+    {
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "eq",
+        "ne",
+        "neg",
+        "abs",
+        "relu",
+    }
 )
 _FUSABLE = _ARITHMETIC | {"sqrt", "astype", "pow"}
 _REDUCTIONS = frozenset({"sum", "mean", "max"})
@@ -158,7 +172,9 @@ class ProgramPlan:
         self.steps = steps
         self._outputs = outputs
         #: Outputs that are inputs or constants: copied so a result never aliases them.
-        self._copied = frozenset(i for i in outputs if values[i].op in ("input", "const"))
+        self._copied = frozenset(
+            i for i in outputs if values[i].op in ("input", "const")
+        )
         self.slots = slots
         self._pool: list[list[np.ndarray | None]] = []
         self._pool_lock = threading.Lock()
@@ -189,7 +205,9 @@ class ProgramPlan:
         ]
 
 
-def _lower(nodes: Sequence[Any], outputs: Sequence[int]) -> tuple[list[_Value], list[int]]:
+def _lower(
+    nodes: Sequence[Any], outputs: Sequence[int]
+) -> tuple[list[_Value], list[int]]:
     """Program nodes -> planned values: ``sigmoid`` split, constant-only nodes folded.
 
     Returns the values and, for each program node, the index of the value holding its result.
@@ -203,8 +221,12 @@ def _lower(nodes: Sequence[Any], outputs: Sequence[int]) -> tuple[list[_Value], 
         if value.op not in ("input", "const") and all(
             values[i].const is not None for i in value.inputs
         ):
-            folded = _bind_kernel(REFERENCE, value)(*[values[i].const for i in value.inputs])
-            value = _Value("const", (), value.shape, value.dtype, {}, np.asarray(folded))
+            folded = _bind_kernel(REFERENCE, value)(
+                *[values[i].const for i in value.inputs]
+            )
+            value = _Value(
+                "const", (), value.shape, value.dtype, {}, np.asarray(folded)
+            )
         values.append(value)
         return len(values) - 1
 
@@ -248,7 +270,10 @@ def _fusable(values: list[_Value], value: _Value) -> bool:
         return False
     if value.op == "pow":
         # Only x ** k for small integer k, computed in x's own dtype.
-        return value.dtype == input_dtypes[0] and _unrolled_exponent(values, value) is not None
+        return (
+            value.dtype == input_dtypes[0]
+            and _unrolled_exponent(values, value) is not None
+        )
     if value.dtype == np.bool_ and value.op not in ("add", "mul", "astype", *_COMPARE):
         return False  # NumPy rejects or specially treats these on booleans
     if value.op in ("div", "sqrt"):
@@ -339,17 +364,27 @@ def plan_program(
             slot = take_slot(index)
             steps.append(
                 _UfuncStep(
-                    ufunc, arguments, index, slot, value.shape, value.dtype, len(members) > 1
+                    ufunc,
+                    arguments,
+                    index,
+                    slot,
+                    value.shape,
+                    value.dtype,
+                    len(members) > 1,
                 )
             )
         elif value.op in _UFUNCS:
             ufunc, arguments = _single_ufunc(values, value)
             slot = take_slot(index)
-            steps.append(_UfuncStep(ufunc, arguments, index, slot, value.shape, value.dtype))
+            steps.append(
+                _UfuncStep(ufunc, arguments, index, slot, value.shape, value.dtype)
+            )
         else:
             steps.append(_KernelStep(_bind_kernel(kernels, value), value.inputs, index))
 
-    inputs = tuple((i, v.attrs["name"]) for i, v in enumerate(values) if v.op == "input")
+    inputs = tuple(
+        (i, v.attrs["name"]) for i, v in enumerate(values) if v.op == "input"
+    )
     return ProgramPlan(values, inputs, tuple(steps), tuple(output_values), tuple(slots))
 
 
@@ -359,15 +394,21 @@ def _group(values: list[_Value], absorbed: list[bool], root: int) -> list[int]:
     while pending:
         index = pending.pop()
         members.add(index)
-        pending.extend(i for i in values[index].inputs if absorbed[i] and i not in members)
+        pending.extend(
+            i for i in values[index].inputs if absorbed[i] and i not in members
+        )
     return sorted(members)
 
 
-def _single_ufunc(values: list[_Value], value: _Value) -> tuple[Callable[..., Any], tuple[int, ...]]:
+def _single_ufunc(
+    values: list[_Value], value: _Value
+) -> tuple[Callable[..., Any], tuple[int, ...]]:
     """A lone element-wise value as its NumPy ufunc (relu as ``maximum(x, 0)``)."""
     if value.op == "relu":
         zero = len(values)
-        values.append(_Value("const", (), (), value.dtype, {}, np.zeros((), value.dtype)))
+        values.append(
+            _Value("const", (), (), value.dtype, {}, np.zeros((), value.dtype))
+        )
         return np.maximum, (value.inputs[0], zero)
     if value.op == "astype":
         return _cast_into, value.inputs
@@ -379,7 +420,9 @@ def _cast_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def _fused_kernel(values: list[_Value], members: list[int]) -> tuple[np.ufunc, tuple[int, ...]]:
+def _fused_kernel(
+    values: list[_Value], members: list[int]
+) -> tuple[np.ufunc, tuple[int, ...]]:
     """Generate (or reuse) the kernel of a group; returns it with its argument values."""
     position = {index: n for n, index in enumerate(members)}
     arguments: dict[int, int] = {}
@@ -391,7 +434,11 @@ def _fused_kernel(values: list[_Value], members: list[int]) -> tuple[np.ufunc, t
             const = values[source].const
             if source in position:
                 refs.append(("t", position[source]))
-            elif const is not None and const.shape == () and const.dtype in FUSABLE_DTYPES:
+            elif (
+                const is not None
+                and const.shape == ()
+                and const.dtype in FUSABLE_DTYPES
+            ):
                 refs.append(("c", literal(const)))
             else:
                 refs.append(("a", arguments.setdefault(source, len(arguments))))
@@ -467,7 +514,9 @@ def stats() -> FusionStats:
     )
 
 
-def run_planned(program: Any, arrays: Mapping[str, np.ndarray], kernels: Any) -> list[np.ndarray]:
+def run_planned(
+    program: Any, arrays: Mapping[str, np.ndarray], kernels: Any
+) -> list[np.ndarray]:
     """Run a captured program through its cached plan (built on first use).
 
     ``program`` is a ``capture.Program`` (its ``cache`` dict holds the plans); ``arrays`` maps

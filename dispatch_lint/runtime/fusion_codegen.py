@@ -24,11 +24,11 @@ import numpy as np
 __all__ = [
     "FUSABLE_DTYPES",
     "FusedTerm",
-    "kernel_source",
+    "KernelCounters",
     "compiled_kernel",
     "kernel_cache_dir",
-    "KernelCounters",
     "kernel_counters",
+    "kernel_source",
 ]
 
 #: Dtypes a generated kernel may read or write: the runtime's dtypes, spelled for Numba.
@@ -137,11 +137,14 @@ def _term_expression(term: FusedTerm) -> str:
     raise ValueError(f"operation {op!r} cannot be fused")
 
 
-def kernel_source(terms: tuple[FusedTerm, ...], argument_dtypes: tuple[np.dtype, ...]) -> str:
+def kernel_source(
+    terms: tuple[FusedTerm, ...], argument_dtypes: tuple[np.dtype, ...]
+) -> str:
     """The module source of one fused kernel; the last term is the kernel's result."""
     arguments = ", ".join(f"a{j}" for j in range(len(argument_dtypes)))
     body = [
-        f"    t{i} = {_CAST[term.dtype]}({_term_expression(term)})" for i, term in enumerate(terms)
+        f"    t{i} = {_CAST[term.dtype]}({_term_expression(term)})"
+        for i, term in enumerate(terms)
     ]
     result = FUSABLE_DTYPES[terms[-1].dtype]
     signature = f"{result}({', '.join(FUSABLE_DTYPES[d] for d in argument_dtypes)})"
@@ -189,9 +192,13 @@ def kernel_cache_dir() -> Path | None:
         candidates = []
         if os.environ.get("DISPATCH_LINT_KERNEL_CACHE"):
             candidates.append(Path(os.environ["DISPATCH_LINT_KERNEL_CACHE"]))
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".cache"
+        )
         candidates.append(Path(base) / "dispatch-lint" / "fused-kernels")
-        candidates.append(Path(tempfile.gettempdir()) / f"dispatch-lint-{os.getuid()}-kernels")
+        candidates.append(
+            Path(tempfile.gettempdir()) / f"dispatch-lint-{os.getuid()}-kernels"
+        )
         _cache_dir = None
         for folder in candidates:
             try:
@@ -209,7 +216,8 @@ def _build(source: str) -> np.ufunc:
     folder = kernel_cache_dir()
     if folder is None:
         namespace: dict[str, object] = {"CACHE": False}
-        exec(compile(source, f"<fused kernel {digest}>", "exec"), namespace)
+        # Our own generated source (no user text in it), compiled without a disk cache.
+        exec(compile(source, f"<fused kernel {digest}>", "exec"), namespace)  # noqa: S102
         return namespace["ufunc"]  # type: ignore[return-value]
     path = folder / f"fused_{digest}.py"
     if not path.exists():

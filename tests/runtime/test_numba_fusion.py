@@ -29,7 +29,9 @@ INPUTS = {
 
 def placeholders(cap: dispatch.Device) -> list[dispatch.Tensor]:
     return [
-        dispatch.placeholder(INPUTS[name].shape, device=cap, name=name, dtype=INPUTS[name].dtype)
+        dispatch.placeholder(
+            INPUTS[name].shape, device=cap, name=name, dtype=INPUTS[name].dtype
+        )
         for name in INPUTS
     ]
 
@@ -62,7 +64,7 @@ def apply(op: str, a: dispatch.Tensor, b: object) -> dispatch.Tensor:
     if op in UNARY:
         return getattr(a, op)()
     if op == "pow":
-        return a ** b
+        return a**b
     if op == "sum0":
         return a.sum(axis=0)
     if op == "mean_keep":
@@ -71,8 +73,15 @@ def apply(op: str, a: dispatch.Tensor, b: object) -> dispatch.Tensor:
         return a.max()
     if op == "matmul":
         return a @ b
-    symbol = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__",
-              "lt": "__lt__", "ge": "__ge__", "eq": "__eq__"}[op]
+    symbol = {
+        "add": "__add__",
+        "sub": "__sub__",
+        "mul": "__mul__",
+        "div": "__truediv__",
+        "lt": "__lt__",
+        "ge": "__ge__",
+        "eq": "__eq__",
+    }[op]
     return getattr(a, symbol)(b)
 
 
@@ -81,12 +90,17 @@ def programs(draw: st.DrawFn) -> dispatch.Program:
     cap = dispatch.Capture()
     pool = placeholders(cap)
     for _ in range(draw(st.integers(1, 7))):
-        op = draw(st.sampled_from([*UNARY, *BINARY, "pow", "sum0", "mean_keep", "max", "matmul"]))
+        op = draw(
+            st.sampled_from(
+                [*UNARY, *BINARY, "pow", "sum0", "mean_keep", "max", "matmul"]
+            )
+        )
         a = draw(st.sampled_from(pool))
         if op == "pow":
             b: object = draw(st.sampled_from([2, 3]))
         elif op == "matmul":
-            b = pool[3]  # w: (5, 5), so a @ w works for every a whose last dimension is 5
+            # w is (5, 5): a @ w works for every a whose last dimension is 5
+            b = pool[3]
         else:
             b = draw(st.sampled_from([*pool, *SCALARS]))
         try:
@@ -138,7 +152,9 @@ def test_transcendentals_run_as_numpy_ufuncs_in_one_reused_buffer() -> None:
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
     # tanh, exp and sqrt each overwrite the one workspace buffer; log writes the output.
     assert (len(plan.steps), plan.fused_kernels, len(plan.slots)) == (4, 0, 1)
-    assert_same(program.run(inputs_of(program)), program.run(inputs_of(program), device="numba"))
+    assert_same(
+        program.run(inputs_of(program)), program.run(inputs_of(program), device="numba")
+    )
 
 
 def test_second_run_reuses_the_plan_and_compiles_nothing() -> None:
@@ -189,7 +205,9 @@ def test_threads_running_one_program_get_their_own_results() -> None:
 
     def worker(index: int) -> None:
         for _ in range(20):
-            got = program.run({"x": INPUTS["x"] * scales[index]}, device=dispatch.Numba())
+            got = program.run(
+                {"x": INPUTS["x"] * scales[index]}, device=dispatch.Numba()
+            )
             if not np.allclose(got.numpy(), expected[index], equal_nan=True):
                 failures.append(f"thread {index}")
 

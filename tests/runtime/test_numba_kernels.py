@@ -18,7 +18,11 @@ BINARY = ["add", "sub", "mul", "div", "pow", "lt", "le", "gt", "ge", "eq", "ne"]
 UNARY = ["neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs"]
 # NumPy refuses "-" on booleans and takes their sqrt in float16; a compiled ufunc loop cannot
 # raise, so the Numba table computes these (documented in backends/numba.py).
-KNOWN_BOOL_DIFFERENCES = {("sub", np.bool_, np.bool_), ("neg", np.bool_), ("sqrt", np.bool_)}
+KNOWN_BOOL_DIFFERENCES = {
+    ("sub", np.bool_, np.bool_),
+    ("neg", np.bool_),
+    ("sqrt", np.bool_),
+}
 
 
 def sample(dtype: type, shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -44,7 +48,9 @@ def outcome(kernel, *args):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("op", BINARY)
 @pytest.mark.parametrize("left, right", list(itertools.product(DTYPES, DTYPES)))
-def test_binary_kernel_matches_numpy_with_broadcasting(op: str, left: type, right: type) -> None:
+def test_binary_kernel_matches_numpy_with_broadcasting(
+    op: str, left: type, right: type
+) -> None:
     if (op, left, right) in KNOWN_BOOL_DIFFERENCES:
         pytest.skip("documented difference on booleans")
     a, b = sample(left, (3, 4), 1), sample(right, (4,), 2)

@@ -35,16 +35,25 @@ import numpy as np
 from dispatch_lint.runtime import fusion
 from dispatch_lint.runtime.backends.numpy import NumPyKernels
 
-__all__ = ["NumbaKernels", "KERNELS", "run_program"]
+__all__ = ["KERNELS", "NumbaKernels", "run_program"]
 
 Axis = int | tuple[int, ...] | None
 
 # Loop signatures. NumPy picks the first loop its inputs cast to safely, so the order (narrow
 # to wide) gives NumPy's result dtypes: int64 + float32 -> float64, bool + float32 -> float32.
-_ARITHMETIC = ["int64(int64, int64)", "float32(float32, float32)", "float64(float64, float64)"]
-_LOGICAL = ["boolean(boolean, boolean)", *_ARITHMETIC]  # bool + bool is "or", bool * bool "and"
+_ARITHMETIC = [
+    "int64(int64, int64)",
+    "float32(float32, float32)",
+    "float64(float64, float64)",
+]
+# bool + bool is "or", bool * bool is "and", as in NumPy.
+_LOGICAL = ["boolean(boolean, boolean)", *_ARITHMETIC]
 # Integers and booleans divide as float64, as in NumPy.
-_DIVISION = ["float64(boolean, boolean)", "float32(float32, float32)", "float64(float64, float64)"]
+_DIVISION = [
+    "float64(boolean, boolean)",
+    "float32(float32, float32)",
+    "float64(float64, float64)",
+]
 _COMPARISON = [
     "boolean(boolean, boolean)",
     "boolean(int64, int64)",
@@ -52,7 +61,8 @@ _COMPARISON = [
     "boolean(float64, float64)",
 ]
 _SIGNED = ["int64(int64)", "float32(float32)", "float64(float64)"]
-_UNSIGNED_OK = ["boolean(boolean)", *_SIGNED]  # abs and relu of a bool are the bool itself
+# abs and relu of a bool are the bool itself.
+_UNSIGNED_OK = ["boolean(boolean)", *_SIGNED]
 _FLOATING = ["float32(float32)", "float64(float64)"]
 
 
