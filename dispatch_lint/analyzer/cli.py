@@ -165,8 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error_line("interrupted")
         return 130
     except BrokenPipeError:
-        # The reader went away (`dispatch-lint | head`): nothing more to say to anyone.
-        sys.stderr.close()
+        # The reader went away (`dispatch-lint | head`): point stdout at /dev/null so the
+        # interpreter's final flush does not complain, and stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FINDINGS
 
 

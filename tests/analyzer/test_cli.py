@@ -113,6 +113,7 @@ def test_syntax_error_is_a_finding_with_source_and_caret(
         "bad.py:1:7: DL000 Syntax error: invalid syntax",
         " 1 | def f(:",
         "   |       ^",
+        "DL000 syntax-error: https://github.com/dispatch-lint/dispatch-lint#dl000-syntax-error",
         "Found 1 error in 1 file (2 files checked).",
     ]
 
@@ -186,7 +187,8 @@ def test_github_output(project: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 1
     assert out == (
         "::error file=bad.py,line=1,col=7,endLine=1,endColumn=7,title=DL000 syntax-error"
-        "::Syntax error: invalid syntax\n"
+        "::Syntax error: invalid syntax"
+        "%0ASee https://github.com/dispatch-lint/dispatch-lint#dl000-syntax-error\n"
     )
 
 
@@ -216,6 +218,7 @@ def test_trace_shown_as_numbered_notes(
         "   |  ^^^^^^^^^^^",
         "  1. train.py:1:1: a capture tensor is created here",
         "  2. train.py:2:2: it reaches .backward()",
+        "DL001 capture-backward: https://github.com/dispatch-lint/dispatch-lint#dl001-capture-backward",
         "Found 1 error in 1 file (2 files checked).",
     ]
 
@@ -228,7 +231,9 @@ def test_selection_flags(
     code, out, _ = run(capsys, "--ignore", "DL000,DL001")
     assert (code, out) == (0, "All checks passed (3 files checked).\n")
     code, out, _ = run(capsys, "--select", "DL002", "--extend-select", "DL00")
-    assert out.count("DL001") == 1
+    assert [line for line in out.splitlines() if ": DL001" in line] == [
+        "train.py:1:2: DL001 Capture tensors do not support autodiff"
+    ]
     code, _, err = run(capsys, "--select", "E501")
     assert code == 2
     assert err.count("\n") == 1 and "--select: unknown rule selector 'E501'" in err

@@ -115,10 +115,13 @@ def test_text_shows_the_finding_with_source_and_trace(
         "direct.py:6:5: DL001 Capture tensors do not support autodiff"
     )
     assert lines[1:3] == [" 6 |     x.backward()", "   |     ^^^^^^^^^^^^"]
-    notes = lines[3:-1]
+    notes = lines[3:-2]
     assert notes[0].startswith("  1. direct.py:5:")
     assert notes[-1].startswith(f"  {len(notes)}. direct.py:6:")
-    assert lines[-1] == "Found 1 error in 1 file (2 files checked)."
+    assert lines[-2:] == [
+        "DL001 capture-backward: https://github.com/dispatch-lint/dispatch-lint#dl001-capture-backward",
+        "Found 1 error in 1 file (2 files checked).",
+    ]
 
 
 def test_json_trace_goes_through_the_helper(

@@ -78,6 +78,7 @@ def test_text_shows_location_source_caret_trace_and_summary() -> None:
         "   | ^^^^^^^^^^^^",
         "  1. train.py:2:5: a capture tensor is created by dispatch.placeholder",
         "  2. train.py:3:1: it reaches .backward()",
+        "DL001 capture-backward: https://github.com/dispatch-lint/dispatch-lint#dl001-capture-backward",
         "Found 1 error in 1 file (12 files checked).",
     ]
 
@@ -299,6 +300,7 @@ def test_github_annotations_one_per_finding() -> None:
         "::Capture tensors do not support autodiff: x may be a capture tensor"
         "%0A  1. train.py:2:5: a capture tensor is created by dispatch.placeholder"
         "%0A  2. train.py:3:1: it reaches .backward()"
+        "%0ASee https://github.com/dispatch-lint/dispatch-lint#dl001-capture-backward"
     )
     assert lines[1].startswith("::warning file=model.py,line=7,col=9,")
     assert len(lines) == 2
@@ -311,5 +313,6 @@ def test_github_escapes_properties_and_data() -> None:
     )
     assert to_github([odd]) == (
         "::error file=dir%2C1/a%3Ab.py,line=1,col=1,endLine=1,endColumn=1,"
-        "title=DL000 syntax-error::50%25 bad%0D%0Aline\n"
+        "title=DL000 syntax-error::50%25 bad%0D%0Aline"
+        "%0ASee https://github.com/dispatch-lint/dispatch-lint#dl000-syntax-error\n"
     )

@@ -2,7 +2,8 @@
 
 ``::error file=train.py,line=4,col=1,endLine=4,endColumn=13,title=DL001 capture-backward::...``
 Values are escaped as the Actions runner expects: ``%``, CR and LF everywhere, and also ``:``
-and ``,`` inside properties. The trace follows the message on its own lines.
+and ``,`` inside properties. The trace follows the message on its own lines, then the link
+to the rule's documentation.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError
 from dispatch_lint.analyzer.suppressions import UnusedSuppression
+from dispatch_lint.catalog import RULES_BY_ID
 
 __all__ = ["escape_data", "escape_property", "to_github"]
 
@@ -38,6 +40,9 @@ def _annotation(diagnostic: Diagnostic) -> str:
         message += (
             f"\n  {number}. {step.path}:{step.line}:{step.column}: {step.message}"
         )
+    spec = RULES_BY_ID.get(diagnostic.rule)
+    if spec is not None:
+        message += f"\nSee {spec.url}"
     level = "warning" if diagnostic.severity == "warning" else "error"
     properties = {
         "file": diagnostic.path,

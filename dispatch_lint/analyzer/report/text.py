@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, Report
 from dispatch_lint.analyzer.suppressions import UnusedSuppression
+from dispatch_lint.catalog import RULES_BY_ID
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -168,6 +169,12 @@ def write_text(
                 f"{suppression.path}:{suppression.line}:{suppression.column}: "
                 f"warning: {suppression.message}"
             )
+        # Where to read about each rule that fired, once per rule rather than per finding.
+        for rule_id in sorted(
+            {d.rule for d in report.diagnostics} & RULES_BY_ID.keys()
+        ):
+            spec = RULES_BY_ID[rule_id]
+            console.print(f"{spec.id} {spec.name}: {spec.url}")
     out.write(summary_line(report, len(unused)) + "\n")
 
 
