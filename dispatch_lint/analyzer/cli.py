@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument(
         "--statistics",
         action="store_true",
-        help="print how often each rule fired instead of each finding",
+        help="text format: print how often each rule fired instead of each finding",
     )
     output.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"

@@ -221,3 +221,26 @@ def test_run_reports_what_the_static_analysis_missed(
         (6, "the capture tensor was created here (seen at run time)"),
         (7, RUNTIME_ONLY),
     ]
+
+
+def test_configured_sources_and_sinks_extend_the_model(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\n"
+        'sources = ["mylib.make_capture"]\n'
+        'sinks = [{name = "mylib.train_step", arg = 0, rule = "DL001"}]\n'
+    )
+    (project / "app.py").write_text(
+        "import dispatch_lint.runtime as dispatch\n"
+        "import mylib\n"
+        "\n"
+        "def main():\n"
+        "    x = dispatch.placeholder((2,))\n"
+        "    mylib.train_step(x)\n"
+        "    y = mylib.make_capture()\n"
+        "    y.backward()\n"
+    )
+    code, out, _ = run(capsys, "--format", "json", "app.py")
+    found = [(d["line"], d["rule"]) for d in json.loads(out)["diagnostics"]]
+    assert (code, found) == (1, [(6, "DL001"), (8, "DL001")])
