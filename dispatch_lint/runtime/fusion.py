@@ -15,8 +15,8 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place.
 
-Plans are cached in the program's own ``cache`` dict; workspaces are pooled per plan so that
-threads running the same plan never share a buffer.
+Plans are cached in the program's own ``cache`` dict; each thread running a plan has its own
+workspace, so threads never share a buffer.
 """
 
 from __future__ import annotations
@@ -112,13 +112,24 @@ class _UfuncStep:
     fused: bool = False  # a generated kernel rather than a NumPy ufunc
 
     def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
-        if self.slot is None:
+        slot = self.slot
+        if slot is None:
             out = np.empty(self.shape, self.dtype)
         else:
-            out = workspace[self.slot]
+            out = workspace[slot]
             if out is None:
-                out = workspace[self.slot] = np.empty(self.shape, self.dtype)
-        values[self.target] = self.ufunc(*[values[i] for i in self.arguments], out=out)
+                out = workspace[slot] = np.empty(self.shape, self.dtype)
+        # ``out`` passed positionally: the ufunc's keyword parsing is a measurable share of
+        # a small array's run.
+        arguments = self.arguments
+        if len(arguments) == 1:
+            values[self.target] = self.ufunc(values[arguments[0]], out)
+        elif len(arguments) == 2:
+            values[self.target] = self.ufunc(
+                values[arguments[0]], values[arguments[1]], out
+            )
+        else:
+            values[self.target] = self.ufunc(*[values[i] for i in arguments], out)
 
 
 @dataclass(frozen=True)
@@ -176,8 +187,9 @@ class ProgramPlan:
             i for i in outputs if values[i].op in ("input", "const")
         )
         self.slots = slots
-        self._pool: list[list[np.ndarray | None]] = []
-        self._pool_lock = threading.Lock()
+        self._executes = tuple(step.execute for step in steps)
+        # One workspace per thread: threads running the same plan never share a buffer.
+        self._workspaces = threading.local()
 
     @property
     def fused_kernels(self) -> int:
@@ -186,19 +198,16 @@ class ProgramPlan:
 
     def run(self, arrays: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """Execute the plan on named input arrays; returns one fresh array per output."""
-        values = list(self._template)
+        values = self._template.copy()
         for index, name in self._inputs:
             values[index] = arrays[name]
-        with self._pool_lock:
-            workspace = self._pool.pop() if self._pool else [None] * len(self.slots)
-        try:
-            # As the reference interpreter: IEEE results (inf, nan) without warnings.
-            with np.errstate(all="ignore"):
-                for step in self.steps:
-                    step.execute(values, workspace)
-        finally:
-            with self._pool_lock:
-                self._pool.append(workspace)
+        workspace = getattr(self._workspaces, "buffers", None)
+        if workspace is None:
+            workspace = self._workspaces.buffers = [None] * len(self.slots)
+        # As the reference interpreter: IEEE results (inf, nan) without warnings.
+        with np.errstate(all="ignore"):
+            for execute in self._executes:
+                execute(values, workspace)
         return [
             values[i].copy() if i in self._copied else np.asarray(values[i])
             for i in self._outputs
@@ -480,22 +489,24 @@ class _PlanCounters:
 
 
 _plan_counters = _PlanCounters()
-# Guards every program's plan table (``program.cache["fusion.plans"]``) and the counters.
+# Guards inserting into a program's plan table (``program.cache["fusion.plans"]``).
 _plans_lock = threading.Lock()
 
 
 def _plan_for(program: Any, signature: tuple[Any, ...], kernels: Any) -> ProgramPlan:
-    with _plans_lock:
-        plans = program.cache.setdefault("fusion.plans", {})
-        plan = plans.get(signature)
-        if plan is not None:
-            _plan_counters.reused += 1
-            return plan
-    # Planning may compile kernels (a second or so each): done outside this lock, with the
+    plans = program.cache.get("fusion.plans")
+    plan = plans.get(signature) if plans is not None else None
+    if plan is not None:
+        # Counters are diagnostics: a lost increment under threads is harmless, a lock on
+        # every run is not free.
+        _plan_counters.reused += 1
+        return plan
+    # Planning may compile kernels (a second or so each): done outside the lock, with the
     # kernel cache's own lock compiling each kernel once. Two threads racing to plan the same
     # program build equal plans; the first one stored wins.
     plan = plan_program(program.nodes, program.outputs, kernels)
     with _plans_lock:
+        plans = program.cache.setdefault("fusion.plans", {})
         stored = plans.setdefault(signature, plan)
         if stored is plan:
             _plan_counters.built += 1
@@ -523,6 +534,6 @@ def run_planned(
     each input name to an array of the recorded shape and dtype.
     """
     signature = tuple(
-        (name, array.shape, array.dtype.str) for name, array in sorted(arrays.items())
+        [(name, arrays[name].shape, arrays[name].dtype) for name in sorted(arrays)]
     )
     return _plan_for(program, signature, kernels).run(arrays)
