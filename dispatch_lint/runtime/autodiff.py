@@ -11,6 +11,7 @@ of ``max`` is split equally among tied maxima; ``d(a ** b)/db`` is taken as 0 wh
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,13 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Gradients", "TapeNode", "backward", "unbroadcast"]
 
 
+_creation_order = itertools.count()
+
+
 class TapeNode:
     """One recorded operation on autodiff tensors (or a leaf made by ``require_grad``)."""
 
-    __slots__ = ("attrs", "inputs", "op", "output", "parents")
+    __slots__ = ("attrs", "index", "inputs", "op", "output", "parents")
 
     def __init__(
         self,
@@ -40,6 +44,9 @@ class TapeNode:
         self.inputs = inputs
         self.output = output
         self.attrs = attrs or {}
+        # Creation order: a node is always newer than its parents, so sorting by it newest
+        # first is a reverse topological order.
+        self.index = next(_creation_order)
 
 
 def leaf() -> TapeNode:
@@ -107,7 +114,8 @@ def _expand(
 ) -> np.ndarray:
     """Broadcast the gradient of a reduction back to the reduced input's shape."""
     if not keepdims:
-        grad = np.expand_dims(grad, _reduced_axes(len(shape), axis))
+        axes = _reduced_axes(len(shape), axis)
+        grad = grad.reshape(tuple(1 if i in axes else d for i, d in enumerate(shape)))
     return np.broadcast_to(grad, shape)
 
 
@@ -127,6 +135,12 @@ def _vjp_pow(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
 
 def _vjp_matmul(g: np.ndarray, node: TapeNode) -> tuple[Any, ...]:
     a, b = node.inputs
+    if a.ndim >= 2 and b.ndim >= 2 and a.shape[:-2] == b.shape[:-2]:
+        # The common case (matrices, equal batches): no promotion, nothing to reduce.
+        return (
+            g @ b.swapaxes(-1, -2) if node.parents[0] is not None else None,
+            a.swapaxes(-1, -2) @ g if node.parents[1] is not None else None,
+        )
     # 1-d operands are promoted to matrices (as np.matmul does) and squeezed back after.
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
@@ -210,22 +224,17 @@ _VJPS: dict[str, Vjp] = {
 }
 
 
-def _topological(root: TapeNode) -> list[TapeNode]:
-    # Iterative post-order: long training chains must not hit the recursion limit.
-    order: list[TapeNode] = []
-    seen = {id(root)}
-    stack: list[tuple[TapeNode, int]] = [(root, 0)]
+def _newest_first(root: TapeNode) -> list[TapeNode]:
+    """Every node under ``root``, each after all the nodes computed from it."""
+    # A loop, not recursion: long training chains must not hit the recursion limit.
+    seen = {root}
+    stack = [root]
     while stack:
-        node, i = stack.pop()
-        if i < len(node.parents):
-            stack.append((node, i + 1))
-            parent = node.parents[i]
-            if parent is not None and id(parent) not in seen:
-                seen.add(id(parent))
-                stack.append((parent, 0))
-        else:
-            order.append(node)
-    return order
+        for parent in stack.pop().parents:
+            if parent is not None and parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return sorted(seen, key=lambda node: node.index, reverse=True)
 
 
 def backward(root: TapeNode | None, output: np.ndarray) -> Gradients:
@@ -238,7 +247,7 @@ def backward(root: TapeNode | None, output: np.ndarray) -> Gradients:
     grads: dict[TapeNode, np.ndarray] = {root: np.ones_like(output)}
     result: dict[TapeNode, np.ndarray] = {}
     with np.errstate(all="ignore"):
-        for node in reversed(_topological(root)):
+        for node in _newest_first(root):
             g = grads.pop(node, None)
             if g is None:
                 continue

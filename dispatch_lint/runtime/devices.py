@@ -60,6 +60,8 @@ class Device:
     is_autodiff: bool = False
     #: Kernel table of a real plain device; None means "not the eager fast path".
     _kernels: Any = None
+    #: Kernel table that computes this device's real ops (an autodiff device's inner one).
+    _compute: Any = None
     #: The capture device whose graph this device records into, or None.
     _capture: Capture | None = None
 
@@ -78,7 +80,7 @@ class NumPy(Device):
         # One instance: the eager hot path compares devices with ``is``.
         if cls._instance is None:
             instance = super().__new__(cls)
-            instance._kernels = kernels_for(instance)
+            instance._kernels = instance._compute = kernels_for(instance)
             cls._instance = instance
         return cls._instance
 
@@ -101,7 +103,7 @@ class Numba(Device):
     def __new__(cls) -> Numba:
         if cls._instance is None:
             instance = super().__new__(cls)
-            instance._kernels = kernels_for(instance)
+            instance._kernels = instance._compute = kernels_for(instance)
             cls._instance = instance
         return cls._instance
 
@@ -159,6 +161,7 @@ class Autodiff(Device):
         self.inner = inner
         self.is_capture = inner.is_capture
         self._capture = inner._capture
+        self._compute = inner._kernels
         if inner.is_capture:
             _warn_autodiff_over_capture(inner)
 

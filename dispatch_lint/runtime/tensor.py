@@ -557,9 +557,11 @@ def _apply(op: str, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor
         )
         return _record(dev, node, origin)
     arrays = tuple(t._data for t in inputs)
-    kernels = dev._base._kernels
     try:
-        out = _run_kernel(kernels, op, arrays, attrs)
+        if attrs:
+            out = _run_kernel(dev._compute, op, arrays, attrs)
+        else:
+            out = getattr(dev._compute, op)(*arrays)
     except Exception as exc:
         # Name the problem in the user's terms; never surface a bare NumPy error.
         ops.infer(
@@ -574,8 +576,8 @@ def _apply(op: str, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor
         out = _asarray(out)
     node = None
     if dev.is_autodiff and op in ops.DIFFERENTIABLE and out.dtype.kind == "f":
-        parents = tuple(t._node for t in inputs)
-        if any(p is not None for p in parents):
+        parents = tuple([t._node for t in inputs])
+        if parents[0] is not None or parents[-1] is not None:
             node = autodiff.TapeNode(op, parents, arrays, out, attrs)
     return _real(out, dev, node)
 
