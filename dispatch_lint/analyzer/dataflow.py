@@ -35,6 +35,7 @@ from dispatch_lint.analyzer.values import (
     Trace,
     Tup,
     Value,
+    code_of,
     join_all,
 )
 
@@ -119,14 +120,10 @@ def narrow_capture(value: Value) -> Value:
     )
 
 
-def code_of(node: cst.CSTNode, limit: int = 60) -> str:
-    """The source text of ``node`` on one line, shortened for messages."""
-    try:
-        text = cst.Module(body=()).code_for_node(node)
-    except Exception:  # noqa: BLE001 - a message must never fail the analysis
-        return "..."
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def operator_symbol(operator: cst.CSTNode) -> str:
+    """``+`` for ``cst.Add()``, ``+=`` for ``cst.AddAssign()``, ``<`` for ``cst.LessThan()``."""
+    token = getattr(operator, "_get_token", None)
+    return token() if token is not None else type(operator).__name__
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -289,7 +286,7 @@ class FunctionRun:
     def stmt_AugAssign(self, stmt: cst.AugAssign, state: State) -> State:
         left = self.eval(stmt.target, state)
         right = self.eval(stmt.value, state)
-        op = code_of(stmt.operator).strip()
+        op = operator_symbol(stmt.operator)
         self.assign(stmt.target, self.binop(left, right, stmt, op), state, stmt)
         return state
 
@@ -527,12 +524,12 @@ class FunctionRun:
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, state)
             self.store_attr(obj, target.attr.value, value.map_traces(
-                self.step(target, f"stored in `{code_of(target)}`")))
+                self.step(target, "stored in `{code}`")))
         elif isinstance(target, cst.Subscript):
             obj = self.eval(target.value, state)
             key = self.subscript_key(target, state)
             self.store_item(obj, key, value.map_traces(
-                self.step(target, f"stored in `{code_of(target)}`")))
+                self.step(target, "stored in `{code}`")))
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, value, state, node)
 
@@ -610,7 +607,7 @@ class FunctionRun:
         value = self.eval(test, state)
         if has_tensor(value):
             self.emit("read", (value,), "condition", test,
-                      f"used as a condition: `{code_of(test)}`")
+                      "used as a condition: `{code}`")
         true_state = self.narrow(test, state.copy(), True)
         false_state = self.narrow(test, state.copy(), False)
         if is_constant_false(test):
@@ -676,6 +673,8 @@ class FunctionRun:
         return self.lookup(node.value, state, node)
 
     def expr_SimpleString(self, node: cst.SimpleString, state: State) -> Value:
+        if len(node.value) > 40:
+            return Value.of(UNKNOWN)  # device names are short; docstrings are not
         try:
             text = node.evaluated_value
         except Exception:  # noqa: BLE001 - odd literals are just unknown strings
@@ -690,7 +689,7 @@ class FunctionRun:
                 value = self.eval(part.expression, state)
                 if part.format_spec and has_tensor(value):
                     self.emit("read", (value,), "format", part,
-                              f"formatted with a format spec: `{code_of(part)}`")
+                              "formatted with a format spec: `{code}`")
         return Value.of(UNKNOWN)
 
     def expr_Attribute(self, node: cst.Attribute, state: State) -> Value:
@@ -896,7 +895,7 @@ class FunctionRun:
         if isinstance(node.operator, cst.Not):
             if has_tensor(value):
                 self.emit("read", (value,), "condition", node,
-                          f"used as a condition: `{code_of(node)}`")
+                          "used as a condition: `{code}`")
             return Value.of(UNKNOWN)
         return value.filter(lambda a: isinstance(a, (Ten, Sym))) or Value.of(UNKNOWN)
 
@@ -904,7 +903,7 @@ class FunctionRun:
         left = self.eval(node.left, state)
         if has_tensor(left):
             self.emit("read", (left,), "condition", node.left,
-                      f"used as a condition: `{code_of(node.left)}`")
+                      "used as a condition: `{code}`")
         right_state = self.narrow(node.left, state.copy(), isinstance(node.operator, cst.And))
         right = self.eval(node.right, right_state)
         return left.join(right)
@@ -912,7 +911,7 @@ class FunctionRun:
     def expr_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:
         left = self.eval(node.left, state)
         right = self.eval(node.right, state)
-        return self.binop(left, right, node, code_of(node.operator).strip())
+        return self.binop(left, right, node, operator_symbol(node.operator))
 
     def expr_Comparison(self, node: cst.Comparison, state: State) -> Value:
         left = self.eval(node.left, state)
@@ -923,18 +922,18 @@ class FunctionRun:
                 result = result.join(Value.of(UNKNOWN))
             else:
                 result = result.join(self.binop(left, right, node,
-                                                 code_of(comp.operator).strip()))
+                                                 operator_symbol(comp.operator)))
             left = right
         return result or Value.of(UNKNOWN)
 
     def binop(self, left: Value, right: Value, node: cst.CSTNode, op: str) -> Value:
         """A tensor operation between two values: a ``binop`` event and the result tensor."""
         if has_tensor(left) and has_tensor(right):
-            self.emit("binop", (left, right), op, node, f"combined by `{code_of(node)}`")
+            self.emit("binop", (left, right), op, node, "combined by `{code}`")
         tensors = left.filter(is_tensorish).join(right.filter(is_tensorish))
         if self.training_depth and has_tensor(tensors):
             self.emit("training", (tensors,), "op", node,
-                      f"used inside `guards.training()`: `{code_of(node)}`")
+                      "used inside `guards.training()`: `{code}`")
         result = EMPTY
         for atom, trace in tensors.items():
             # Autodiff + plain of the same backend is tracked: the result is autodiff.
@@ -1025,7 +1024,7 @@ class FunctionRun:
             added = self.elements(args[0]) if args else EMPTY
         else:
             added = args[-1] if args else EMPTY
-        return added.map_traces(self.step(node, f"added to a container: `{code_of(node)}`"))
+        return added.map_traces(self.step(node, "added to a container: `{code}`"))
 
     def box_method_on_param(self, atom: Sym, trace: Trace | None, name: str,
                             args: tuple[Value, ...], node: cst.Call) -> Value:
@@ -1051,7 +1050,7 @@ class FunctionRun:
                       kwargs: dict[str, Value], node: cst.Call) -> Value:
         detail = f".{name}()"
         if name in model.AUTODIFF_METHODS:
-            self.emit("autodiff", (tensors,), detail, node, f"`{code_of(node)}` is called")
+            self.emit("autodiff", (tensors,), detail, node, "`{code}` is called")
             if name == "backward":
                 return Value.of(UNKNOWN)
             if name == "require_grad":
@@ -1060,7 +1059,7 @@ class FunctionRun:
         if name == "to_device":
             target_arg = args[0] if args else kwargs.get("device", EMPTY)
             target = self.as_device(target_arg, node)
-            self.emit("move", (tensors, target), detail, node, f"moved by `{code_of(node)}`")
+            self.emit("move", (tensors, target), detail, node, "moved by `{code}`")
             out = EMPTY
             for atom, trace in tensors.items():
                 for dev, dev_trace in target.items():
@@ -1074,13 +1073,13 @@ class FunctionRun:
                         out = out.join(self.project_sym(dev, dev_trace, "tensor"))
             return out or Value.of(UNKNOWN)
         if name in model.DATA_READ_METHODS:
-            self.emit("read", (tensors,), detail, node, f"read by `{code_of(node)}`")
+            self.emit("read", (tensors,), detail, node, "read by `{code}`")
             return Value.of(UNKNOWN)
         if name in model.SAME_DEVICE_METHODS:
             for other in args:
                 if has_tensor(other):
                     self.emit("binop", (tensors, other), detail, node,
-                              f"combined by `{code_of(node)}`")
+                              "combined by `{code}`")
             return tensors
         if name in model.NON_TENSOR_ATTRIBUTES:
             return Value.of(UNKNOWN)
@@ -1149,7 +1148,7 @@ class FunctionRun:
             return self.call_external(qualname, args, kwargs, node)
         if name in model.DEVICE_CLASSES:
             return Value.of(self.make_device(model.DEVICE_CLASSES[name], node),
-                            Trace(self.step(node, f"device made by `{code_of(node)}`")))
+                            Trace(self.step(node, "device made by `{code}`")))
         if name == "Autodiff":
             inner = self.as_device(args[0] if args else kwargs.get("inner", EMPTY), node)
             return self.autodiff_device(inner, node)
@@ -1174,7 +1173,7 @@ class FunctionRun:
             tensors = args[0].filter(is_tensorish)
             if len(args) > 1 and has_tensor(args[1]):
                 self.emit("binop", (tensors, args[1]), name, node,
-                          f"combined by `{code_of(node)}`")
+                          "combined by `{code}`")
             return tensors or Value.of(UNKNOWN)
         return Value.of(UNKNOWN)
 
@@ -1184,11 +1183,11 @@ class FunctionRun:
             name = qualname[len("builtins."):]
             if name in model.DATA_READ_BUILTINS and args and has_tensor(args[0]):
                 self.emit("read", (args[0].filter(is_tensorish),), f"{name}()", node,
-                          f"read by `{code_of(node)}`")
+                          "read by `{code}`")
                 return Value.of(UNKNOWN)
             if name == "format" and len(args) > 1 and has_tensor(args[0]):
                 self.emit("read", (args[0].filter(is_tensorish),), "format()", node,
-                          f"read by `{code_of(node)}`")
+                          "read by `{code}`")
                 return Value.of(UNKNOWN)
             if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
                 return self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
@@ -1213,7 +1212,7 @@ class FunctionRun:
             return Value.of(UNKNOWN)
         if qualname in model.DATA_READ_FUNCTIONS and args and has_tensor(args[0]):
             self.emit("read", (args[0].filter(is_tensorish),), qualname.split(".")[-1] + "()",
-                      node, f"read by `{code_of(node)}`")
+                      node, "read by `{code}`")
         if qualname in ("functools.partial",) and args:
             return args[0]
         return Value.of(UNKNOWN)
@@ -1232,7 +1231,7 @@ class FunctionRun:
             elif isinstance(atom, Str) and atom.text in model.DEVICE_STRINGS:
                 kinds = model.DEVICE_STRINGS[atom.text]
                 step = self.step(node, f"device made from the string `{atom.text!r}` "
-                                       f"by `{code_of(node)}`")
+                                       "by `{code}`")
                 birth = trace.then(step) if trace is not None else Trace(step)
                 dev = self.make_device(kinds[-1], node)
                 if len(kinds) == 2:
@@ -1247,7 +1246,7 @@ class FunctionRun:
         devices = inner.filter(lambda a: isinstance(a, (Dev, Sym)))
         if devices:
             self.emit("autodiff_device", (devices,), "Autodiff", node,
-                      f"wrapped by `{code_of(node)}`")
+                      "wrapped by `{code}`")
         out = EMPTY
         for atom, trace in devices.items():
             if isinstance(atom, Dev):
@@ -1272,12 +1271,12 @@ class FunctionRun:
             if not devices and name == "placeholder":
                 devices = Value.of(self.make_device("capture", node))
         out = EMPTY
-        birth = self.step(node, f"born from `{code_of(node)}`")
+        birth = self.step(node, "born from `{code}`")
         for dev, trace in devices.items():
             if isinstance(dev, Dev):
                 if self.training_depth and dev.is_capture:
                     self.emit("training", (Value.of(Ten(dev), Trace(birth)),), "create", node,
-                              f"created inside `guards.training()`: `{code_of(node)}`")
+                              "created inside `guards.training()`: `{code}`")
                 out = out.join(Value.of(Ten(dev), trace.then(birth) if trace else Trace(birth)))
             elif isinstance(dev, Sym):
                 out = out.join(self.project_sym(dev, trace, "tensor"))
@@ -1285,7 +1284,7 @@ class FunctionRun:
 
     def real_result(self, device: Value | None, node: cst.CSTNode) -> Value:
         """The result of ``Program.run`` / ``replay``: real tensors on ``device``."""
-        step = self.step(node, f"real result of `{code_of(node)}`")
+        step = self.step(node, "real result of `{code}`")
         devices = self.as_device(device, node) if device is not None else Value.of(NUMPY_DEVICE)
         out = EMPTY
         for dev in devices:

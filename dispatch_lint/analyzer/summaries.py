@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from dispatch_lint.analyzer import model
-from dispatch_lint.analyzer.dataflow import FunctionRun, State, code_of, dotted_name
+from dispatch_lint.analyzer.dataflow import FunctionRun, State, dotted_name
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -498,8 +498,7 @@ class Program:
             if flat:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")
-        call_text = code_of(node)
-        subst = Substitution(self, run, info, bound, node, call_text)
+        subst = Substitution(self, run, info, bound, node)
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
@@ -515,7 +514,7 @@ class Program:
             else:
                 run.store_item(new_target, None, new_value)
         ret = subst.value(summary.ret)
-        return ret.map_traces(Step(run.file, node, f"returned from `{call_text}`"))
+        return ret.map_traces(Step(run.file, node, "returned from `{code}`"))
 
     def _bind(self, info: FuncInfo, receiver: Value | None, args: tuple[Value, ...],
               kwargs: dict[str, Value]) -> dict[int, Value]:
@@ -555,10 +554,10 @@ class Program:
                 value = kwargs.get(sink.arg)
             if value is not None and any(isinstance(a, (Ten, Sym)) for a in value):
                 run.emit("user_sink", (value,), qualname, node,
-                         f"passed to `{code_of(node)}` (a configured sink)", rule=sink.rule)
+                         "passed to `{code}` (a configured sink)", rule=sink.rule)
         if qualname in user.sources:
             dev = run.make_device("capture", node)
-            trace = Trace(Step(run.file, node, f"born from `{code_of(node)}` "
+            trace = Trace(Step(run.file, node, "born from `{code}` "
                                                "(a configured source)"))
             return Value({dev: trace, Ten(dev): trace})
         if qualname in user.sanitizers:
@@ -609,13 +608,12 @@ class Substitution:
     """Instantiates a callee's summary values in one calling context."""
 
     def __init__(self, program: Program, run: FunctionRun, info: FuncInfo,
-                 bound: dict[int, Value], node: cst.CSTNode, call_text: str) -> None:
+                 bound: dict[int, Value], node: cst.CSTNode) -> None:
         self.program = program
         self.run = run
         self.info = info
         self.bound = bound
         self.node = node
-        self.call_text = call_text
         #: atoms that came from the caller's arguments: findings must involve one of them
         self.fresh: set[object] = set()
         self._cache: dict[int, Value] = {}
@@ -657,7 +655,7 @@ class Substitution:
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:
         arg = self.bound.get(atom.param, Value.of(UNKNOWN))
         param = self.info.params[atom.param].name if atom.param < len(self.info.params) else "?"
-        passed = Step(self.run.file, self.node, f"passed to `{self.call_text}` as `{param}`")
+        passed = Step(self.run.file, self.node, "passed to `{code}` as `" + param + "`")
         value = Value({
             a: (t.then(passed) if t is not None else None) for a, t in arg.items()
         })

@@ -35,6 +35,7 @@ __all__ = [
     "Trace",
     "Value",
     "EMPTY",
+    "code_of",
 ]
 
 
@@ -190,11 +191,30 @@ Atom = Union[Dev, Ten, Sym, Str, Ref, Inst, Cls, Closure, Tup, Box, ProgramAtom,
 
 @dataclass(frozen=True)
 class Step:
-    """One trace step: ``node`` of file ``file``, with a message (positions come later)."""
+    """One trace step: ``node`` of file ``file``, with a message (positions come later).
+
+    ``template`` may say ``{code}`` for the node's source text: it is rendered only when a
+    step ends up in a diagnostic, so the analysis never pays for code generation."""
 
     file: int
     node: cst.CSTNode
-    message: str
+    template: str
+
+    @property
+    def message(self) -> str:
+        if "{code}" not in self.template:
+            return self.template
+        return self.template.replace("{code}", code_of(self.node))
+
+
+def code_of(node: cst.CSTNode, limit: int = 60) -> str:
+    """The source text of ``node`` on one line, shortened for messages."""
+    try:
+        text = cst.Module(body=()).code_for_node(node)
+    except Exception:  # noqa: BLE001 - a message must never fail the analysis
+        return "..."
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -284,6 +304,8 @@ class Value:
             return self
         if not self._atoms:
             return other
+        if other._atoms.keys() <= self._atoms.keys():
+            return self  # nothing new (the first trace found is kept)
         merged = dict(self._atoms)
         for atom, trace in other._atoms.items():
             merged[atom] = _shorter(merged.get(atom), trace) if atom in merged else trace
