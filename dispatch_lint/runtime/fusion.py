@@ -418,10 +418,15 @@ def _single_ufunc(
         values.append(
             _Value("const", (), (), value.dtype, {}, np.zeros((), value.dtype))
         )
-        return np.maximum, (value.inputs[0], zero)
+        return _relu_into, (value.inputs[0], zero)
     if value.op == "astype":
         return _cast_into, value.inputs
     return _UFUNCS[value.op], value.inputs
+
+
+def _relu_into(x: np.ndarray, zero: np.ndarray, out: np.ndarray) -> np.ndarray:
+    # np.maximum deprecates a positional ``out``.
+    return np.maximum(x, zero, out=out)
 
 
 def _cast_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
