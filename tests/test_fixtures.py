@@ -9,7 +9,9 @@ Marks. A comment ``# expect: DL001`` marks a line a rule must flag; several ids 
 comma-separated (``# expect: DL008, DL001``) and the first one is the error the runtime raises
 on that line. A finding through a callee is marked on the call line in the caller. A comment
 ``# runtime: unreachable-marks`` among the first lines of the entry file says that ``main()``
-runs cleanly because every marked line is on a path it does not take.
+runs cleanly because every marked line is on a path it does not take. A comment
+``# in-trace`` marks a line that the trace of one of the fixture's findings must pass through
+(the birth, the calls and the sink in the callee of a finding reported at a call).
 
 (a) Analyzer: ``analyze()`` gets every file of the fixture at once (for a package, with dotted
 ``SourceFile.module`` names, ``pkg.mod`` and ``pkg`` for ``__init__.py``; a single file is the
@@ -56,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 _EXPECT = re.compile(r"#\s*expect:\s*(DL\d{3}(?:\s*,\s*DL\d{3})*)\s*$")
+_IN_TRACE = re.compile(r"#\s*in-trace\s*$")
 _UNREACHABLE = "# runtime: unreachable-marks"
 #: How far down the entry file the ``# runtime:`` directive may sit (after the docstring).
 _DIRECTIVE_LINES = 8
@@ -111,6 +114,16 @@ class Fixture:
         return marks
 
     @property
+    def trace_marks(self) -> set[Mark]:
+        """Lines marked ``# in-trace``: some finding's trace must pass through each."""
+        return {
+            (relative(path), line)
+            for path in self.files
+            for line, text in comments(path).items()
+            if _IN_TRACE.search(text)
+        }
+
+    @property
     def allows_unreachable_marks(self) -> bool:
         head = self.entry.read_text(encoding="utf-8").splitlines()[:_DIRECTIVE_LINES]
         return any(line.strip() == _UNREACHABLE for line in head)
@@ -121,17 +134,23 @@ def relative(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-def read_marks(path: Path) -> dict[int, tuple[str, ...]]:
-    """Line -> rule ids of every ``# expect:`` comment in ``path`` (comments only, not strings)."""
-    marks: dict[int, tuple[str, ...]] = {}
+def comments(path: Path) -> dict[int, str]:
+    """Line -> the comment on it, from the tokenizer (so text inside strings is never a mark)."""
     with path.open("rb") as handle:
-        for token in tokenize.tokenize(handle.readline):
-            if token.type != tokenize.COMMENT:
-                continue
-            match = _EXPECT.search(token.string)
-            if match:
-                rules = tuple(r.strip() for r in match.group(1).split(","))
-                marks[token.start[0]] = rules
+        return {
+            token.start[0]: token.string
+            for token in tokenize.tokenize(handle.readline)
+            if token.type == tokenize.COMMENT
+        }
+
+
+def read_marks(path: Path) -> dict[int, tuple[str, ...]]:
+    """Line -> rule ids of every ``# expect:`` comment in ``path``."""
+    marks: dict[int, tuple[str, ...]] = {}
+    for line, text in comments(path).items():
+        match = _EXPECT.search(text)
+        if match:
+            marks[line] = tuple(r.strip() for r in match.group(1).split(","))
     return marks
 
 
@@ -224,15 +243,18 @@ def describe(marks: set[tuple[str, int, str]]) -> str:
     return "\n".join(lines) or "    (none)"
 
 
-@parametrize_for("analyzer")
-def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
-    files = [
+def source_files(fixture: Fixture) -> list[SourceFile]:
+    return [
         SourceFile(
             path=relative(p), source=p.read_bytes(), module=fixture.module_name(p)
         )
         for p in fixture.files
     ]
-    result = analyze(files)
+
+
+@parametrize_for("analyzer")
+def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
+    result = analyze(source_files(fixture))
     assert not result.errors, result.errors
     found = {(d.path, d.line, d.rule) for d in result.diagnostics}
     expected = {
@@ -247,6 +269,23 @@ def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
             f"  unexpected (found, not marked):\n{describe(found - expected)}",
             pytrace=False,
         )
+
+
+@pytest.mark.parametrize(
+    "fixture", [pytest.param(f, id=f.name) for f in ALL_FIXTURES if f.trace_marks]
+)
+def test_traces_show_the_path_through_callees(fixture: Fixture) -> None:
+    """A finding reported at a call shows where the value was born and the callee's lines."""
+    diagnostics = analyze(source_files(fixture)).diagnostics
+    traced = {(step.path, step.line) for d in diagnostics for step in d.trace}
+    missing = fixture.trace_marks - traced
+    shown = [
+        f"  {d.path}:{d.line} {d.rule}: {[(t.path, t.line) for t in d.trace]}"
+        for d in diagnostics
+    ]
+    assert not missing, (
+        f"no trace passes through {sorted(missing)}; traces:\n" + "\n".join(shown)
+    )
 
 
 # --------------------------------------------------------------------------------------------
