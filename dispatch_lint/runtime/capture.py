@@ -435,8 +435,36 @@ def _node_from_json(raw: Mapping[str, Any]) -> Node:
     )
 
 
+def _arity(op: str) -> int:
+    if op in ("input", "const"):
+        return 0
+    if op in ops.BINARY or op == "matmul":
+        return 2
+    return 1
+
+
+#: Attributes each op needs to run.
+_REQUIRED_ATTRS = {
+    "input": ("name",),
+    "const": ("value",),
+    "reshape": ("shape",),
+    "astype": ("dtype",),
+} | {op: ("axis", "keepdims") for op in ops.REDUCTIONS}
+
+
 def _check_topology(nodes: Sequence[Node], outputs: Sequence[int]) -> None:
     for index, node in enumerate(nodes):
+        if len(node.inputs) != _arity(node.op):
+            raise ValueError(
+                f"malformed program JSON: node {index} ({node.op}) has "
+                f"{len(node.inputs)} inputs, expected {_arity(node.op)}"
+            )
+        missing = [k for k in _REQUIRED_ATTRS.get(node.op, ()) if k not in node.attrs]
+        if missing:
+            raise ValueError(
+                f"malformed program JSON: node {index} ({node.op}) lacks "
+                f"{', '.join(missing)}"
+            )
         if any(not 0 <= i < index for i in node.inputs):
             raise ValueError(
                 f"malformed program JSON: node {index} refers to a later node"

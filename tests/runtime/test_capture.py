@@ -38,7 +38,7 @@ STEPS: dict[str, Step] = {
     "rdiv": lambda v, y, const: 1.0 / (v.abs() + 1.0),
     "pow": lambda v, y, const: v**2,
     "sub_const": lambda v, y, const: v - const(W[:1]),
-    "matmul_const": lambda v, y, const: v @ const(W),
+    "matmul_const": lambda v, y, const: (v + const(np.zeros((2, 3)))) @ const(W),
     "sum_keep": lambda v, y, const: v.sum(axis=0, keepdims=True),
     "mean_keep": lambda v, y, const: v.mean(axis=-1, keepdims=True),
     "max_keep": lambda v, y, const: v.max(axis=1, keepdims=True),
@@ -179,6 +179,26 @@ def test_json_of_another_format_version_is_a_clear_value_error() -> None:
         dispatch.Program.from_json("{}")
     with pytest.raises(ValueError, match="invalid JSON"):
         dispatch.Program.from_json("not json")
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda d: d["nodes"][2].update(op="launch"), "unknown op 'launch'"),
+        (lambda d: d["nodes"][2].update(inputs=[0]), "has 1 inputs, expected 2"),
+        (lambda d: d["nodes"][2].update(inputs=[0, 5]), "refers to a later node"),
+        (lambda d: d["nodes"][0].update(attrs={}), "lacks name"),
+        (lambda d: d["nodes"][0].update(dtype="complex64"), "not supported"),
+        (lambda d: d.update(outputs=[9]), "output refers to no node"),
+        (lambda d: d.pop("nodes"), "malformed program JSON"),
+    ],
+)
+def test_malformed_program_json_is_a_clear_value_error(edit, words: str) -> None:  # type: ignore[no-untyped-def]
+    program = dispatch.export(dispatch.placeholder((1,), name="x") * 2.0)
+    data = json.loads(program.to_json())
+    edit(data)
+    with pytest.raises((ValueError, TypeError), match=words):
+        dispatch.Program.from_json(json.dumps(data))
 
 
 @pytest.mark.parametrize(
