@@ -80,7 +80,7 @@ def _same_attr(a: Any, b: Any) -> bool:
 class Graph:
     """The growing recording of one capture device: nodes in the order they were made."""
 
-    __slots__ = ("names", "nodes", "origins")
+    __slots__ = ("exported", "names", "nodes", "origins")
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
@@ -88,6 +88,10 @@ class Graph:
         self.origins: list[Origin | None] = []
         #: Placeholder name -> node index.
         self.names: dict[str, int] = {}
+        #: Programs already exported, by output node indices. The graph only grows, so the
+        #: cut for given outputs never changes; reusing it keeps backend caches (the fused
+        #: Numba kernels) across ``replay`` calls.
+        self.exported: dict[tuple[int, ...], Program] = {}
 
     def add(self, node: Node, origin: Origin | None) -> int:
         """Append a node (already validated) and return its index."""
@@ -339,7 +343,11 @@ def export(*outputs: Tensor) -> Program:
             + ", ".join(repr(c) for c in captures)
         )
     graph = next(iter(captures)).graph
-    return _cut(graph.nodes, [t._node for t in outputs])
+    key = tuple(t._node for t in outputs)
+    program = graph.exported.get(key)
+    if program is None:
+        program = graph.exported[key] = _cut(graph.nodes, key)
+    return program
 
 
 def _cut(nodes: Sequence[Node], outputs: Sequence[int]) -> Program:

@@ -284,3 +284,12 @@ def test_placeholders_need_a_capture_device_and_unique_names() -> None:
         dispatch.placeholder((2,), device=cap, name="x")
     auto = dispatch.placeholder((2,), device=cap)
     assert auto.is_capture and dispatch.export(auto).inputs.keys() == {"input1"}
+
+
+def test_exporting_the_same_outputs_again_reuses_the_program_and_its_caches() -> None:
+    x = dispatch.placeholder((2,), name="x")
+    y = (x * 2.0).exp()
+    program = dispatch.export(y)
+    assert dispatch.export(y) is program
+    x.sum()  # the graph grows; the cut for y does not change
+    assert dispatch.export(y) is program and dispatch.export(y, x) is not program
