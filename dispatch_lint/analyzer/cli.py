@@ -170,6 +170,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FINDINGS
+    except Exception as error:  # noqa: BLE001 - the last line of defence: one line, exit 2
+        # Failures inside the analysis of a file are per-file errors already; reaching here
+        # is a bug of the linter itself, and it still must not bury the user in a traceback.
+        # DISPATCH_LINT_DEBUG=1 shows the traceback for a bug report.
+        if os.environ.get("DISPATCH_LINT_DEBUG"):
+            raise
+        reason = str(error).splitlines()[0] if str(error) else ""
+        _error_line(
+            f"internal error: {type(error).__name__}"
+            + (f": {reason}" if reason else "")
+        )
+        return EXIT_ERROR
 
 
 def _error_line(message: str) -> None:

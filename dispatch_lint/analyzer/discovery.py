@@ -145,44 +145,53 @@ def _walk(
     top: Path,
     ignores: list[_IgnoreFile],
     visited: set[tuple[int, int]],
+    errors: list[FileError],
 ) -> Iterator[tuple[str, Path]]:
-    """(display path, location) of the ``.py`` files under ``top``, depth first, sorted."""
-    local = _load_gitignore(top)
-    scope = ignores + [local] if local is not None else ignores
-    try:
-        entries = sorted(os.scandir(top), key=lambda entry: entry.name)
-    except OSError:
-        return  # An unreadable folder inside a walk has nothing we could check.
-    for entry in entries:
-        location = top / entry.name
+    """(display path, location) of the ``.py`` files under ``top``.
+
+    A work list rather than recursion: folder trees deeper than Python's recursion limit
+    are walked like any other. Folders that cannot be listed are reported in ``errors``.
+    """
+    pending = [(given, top, ignores)]
+    while pending:
+        shown, folder, inherited = pending.pop()
+        local = _load_gitignore(folder)
+        scope = inherited + [local] if local is not None else inherited
         try:
-            is_dir = (
-                entry.is_dir()
-            )  # follows symlinks; False for a dangling or looping one
-            is_file = not is_dir and entry.is_file()
-        except OSError:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as exc:
+            errors.append(
+                FileError(shown, f"cannot list folder: {exc.strerror or exc}")
+            )
             continue
-        if is_dir:
-            if entry.name in SKIPPED_FOLDERS or _is_virtualenv(location):
-                continue
-            if _is_ignored(scope, location, is_dir=True):
-                continue
+        for entry in entries:
+            location = folder / entry.name
             try:
-                info = entry.stat()
+                # Both follow symlinks: False for a dangling or self-referencing link.
+                is_dir = entry.is_dir()
+                is_file = not is_dir and entry.is_file()
             except OSError:
                 continue
-            # A folder reached twice (through a symlink, or a symlink loop) is walked once.
-            key = (info.st_dev, info.st_ino)
-            if key in visited:
-                continue
-            visited.add(key)
-            yield from _walk(_display(given, entry.name), location, scope, visited)
-        elif (
-            is_file
-            and entry.name.endswith(".py")
-            and not _is_ignored(scope, location, is_dir=False)
-        ):
-            yield _display(given, entry.name), location
+            if is_dir:
+                if entry.name in SKIPPED_FOLDERS or _is_virtualenv(location):
+                    continue
+                if _is_ignored(scope, location, is_dir=True):
+                    continue
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue
+                # A folder reached twice (through a symlink, or a symlink loop) is walked once.
+                key = (info.st_dev, info.st_ino)
+                if key not in visited:
+                    visited.add(key)
+                    pending.append((_display(shown, entry.name), location, scope))
+            elif (
+                is_file
+                and entry.name.endswith(".py")
+                and not _is_ignored(scope, location, is_dir=False)
+            ):
+                yield _display(shown, entry.name), location
 
 
 def discover(
@@ -193,8 +202,8 @@ def discover(
     """The ``.py`` files under ``paths`` (files and folders, as given by the user).
 
     ``exclude`` holds gitignore-style patterns relative to ``exclude_root`` (the configuration
-    file's folder). A given path that does not exist, or is not a file or folder, is refused
-    with a :class:`FileError`; the others are still walked.
+    file's folder). A given path that does not exist, or is not a file or folder, and a folder
+    that cannot be listed, are refused with a :class:`FileError`; the others are still walked.
     """
     cwd = Path.cwd()
     excluded = (
@@ -223,8 +232,10 @@ def discover(
             ignores = _ancestor_gitignores(location)
             if excluded is not None:
                 ignores.insert(0, excluded)
-            visited = {(location.stat().st_dev, location.stat().st_ino)}
-            walked = _walk(given, location, ignores, visited)
+            root = location.stat()
+            walked = _walk(
+                given, location, ignores, {(root.st_dev, root.st_ino)}, errors
+            )
         elif stat.S_ISREG(mode):
             walked = iter([(os.path.normpath(given), location)])
         else:

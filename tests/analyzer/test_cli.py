@@ -390,3 +390,20 @@ def test_version_and_empty_runs_import_nothing_heavy(tmp_path: Path) -> None:
         f"dispatch-lint {__version__}",
         "[0, 0] []",
     ]
+
+
+def test_a_bug_outside_any_file_is_one_line(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dispatch_lint.analyzer import api
+
+    def broken_discovery(*args: object, **kwargs: object) -> object:
+        raise OSError("disk on fire\nsecond line")
+
+    monkeypatch.setattr(api, "discover", broken_discovery)
+    monkeypatch.delenv("DISPATCH_LINT_DEBUG", raising=False)
+    assert run(capsys, ".") == (
+        2,
+        "",
+        "dispatch-lint: error: internal error: OSError: disk on fire\n",
+    )

@@ -154,3 +154,23 @@ def test_module_names_follow_packages(tmp_path: Path) -> None:
     assert module_name(tmp_path / "src/pkg/bad-name.py") is None
     found = {f.path: f.module for f in discover([str(tmp_path / "src")]).files}
     assert found[str(tmp_path / "src/pkg/sub/mod.py")] == "pkg.sub.mod"
+
+
+def test_folder_that_cannot_be_listed_is_an_error(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root no folder mode stops a listing, so the listing itself is made to fail.
+    _touch(in_tmp, "open/a.py", "locked/b.py")
+    real_scandir = os.scandir
+
+    def scandir(path: Path) -> object:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    discovery = discover(["."])
+    assert [f.path for f in discovery.files] == ["open/a.py"]
+    assert [(e.path, e.message) for e in discovery.errors] == [
+        ("locked", "cannot list folder: Permission denied")
+    ]
