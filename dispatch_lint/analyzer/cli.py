@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FINDINGS
-    except Exception as error:  # noqa: BLE001 - the last line of defence: one line, exit 2
+    except Exception as error:  # the last line of defence: one line, exit 2
         # Failures inside the analysis of a file are per-file errors already; reaching here
         # is a bug of the linter itself, and it still must not bury the user in a traceback.
         # DISPATCH_LINT_DEBUG=1 shows the traceback for a bug report.
