@@ -202,7 +202,7 @@ def _analyze(
 
     try:
         result = engine.analyze(files, settings)
-    except Exception as exc:  # any engine failure is reported, never raised
+    except Exception as exc:  # noqa: BLE001 - any engine failure is reported, never raised
         if len(files) > 1:
             parts = [_analyze([file], settings) for file in files]
             return _Analysis(

@@ -33,7 +33,7 @@ def lookup_rule(key: str) -> RuleSpec | None:
 def _rule_class_doc(rule_id: str) -> str | None:
     try:
         from dispatch_lint import rules
-    except Exception:  # a broken rules package must not hide the catalog docs
+    except Exception:  # noqa: BLE001 - a broken rules package must not hide the catalog docs
         return None
     get_rule = getattr(rules, "get_rule", None)
     if get_rule is None:
