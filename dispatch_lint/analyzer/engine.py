@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -28,6 +29,9 @@ from dispatch_lint.analyzer.values import Step
 from dispatch_lint.catalog import rule
 
 __all__ = ["SourceFile", "SinkSpec", "AnalysisSettings", "AnalysisResult", "analyze"]
+
+#: Recursion limit while analysing: enough for the deepest expressions CPython compiles.
+ANALYSIS_RECURSION_LIMIT = 12000
 
 
 @dataclass(frozen=True)
@@ -118,12 +122,29 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
 
     if parsed:
         program = Program(parsed, user_model(settings), judge)
-        program.run()
-        for index, message in sorted(program.errors.items()):
-            errors.append(FileError(parsed[index].path, message))
-        failed = set(program.errors)
-        findings = [f for f in program.findings.values() if f.event.file not in failed]
-        diagnostics.extend(Reporter(parsed).diagnostics(findings))
+        # The interpreter recurses along the tree; CPython accepts deeper expressions than the
+        # default limit allows for (a long `a + b + ...` chain). Deeper still is a FileError.
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, ANALYSIS_RECURSION_LIMIT))
+        try:
+            program.run()
+            failed = dict(program.errors)
+            found: list[Diagnostic] = []
+            reporter = Reporter(parsed)
+            for finding in program.findings.values():
+                if finding.event.file in failed:
+                    continue
+                try:
+                    found.append(reporter.diagnostic(finding))
+                except RecursionError:
+                    failed[finding.event.file] = "internal error: code nested too deeply to report"
+                except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
+                    failed[finding.event.file] = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            sys.setrecursionlimit(limit)
+        failed_paths = {parsed[index].path for index in failed}
+        errors.extend(FileError(parsed[index].path, message) for index, message in failed.items())
+        diagnostics.extend(d for d in found if d.path not in failed_paths)
     return AnalysisResult(
         diagnostics=tuple(sorted(set(diagnostics))),
         errors=tuple(sorted(errors)),
@@ -198,7 +219,10 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
     links: list[set[int]] = [set() for _ in files]
     for index, file in enumerate(files):
         for match in _IMPORT_LINE.finditer(file.source):
-            for word in _WORD.findall(b" ".join(g for g in match.groups() if g)):
+            words = _WORD.findall(b" ".join(g for g in match.groups() if g))
+            if match.group(1) and match.group(1).startswith(b"."):
+                words.extend(_relative_base(file, modules[file.path], match.group(1)))
+            for word in words:
                 for other in by_word.get(word, ()):
                     if other != index:
                         links[index].add(other)
@@ -212,6 +236,16 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
                 seen.add(other)
                 todo.append(other)
     return [files[i] for i in sorted(seen)]
+
+
+def _relative_base(file: SourceFile, module: str, relative: bytes) -> list[bytes]:
+    """The package names a relative import (``from ..pkg import x``) starts from."""
+    package = module.split(".")
+    if posixpath.basename(file.path.replace("\\", "/")) != "__init__.py":
+        package = package[:-1]
+    up = len(relative) - len(relative.lstrip(b".")) - 1
+    base = package[: len(package) - up] if up else package
+    return [part.encode() for part in base if part]
 
 
 # ----------------------------------------------------------------------------- reports
@@ -239,25 +273,23 @@ class Reporter:
         line, column, _, _ = self.position(step.file, step.node)
         return TraceStep(self.files[step.file].path, line, column, step.message)
 
-    def diagnostics(self, findings: Iterable[Finding]) -> list[Diagnostic]:
-        out = []
-        for finding in findings:
-            hit, event = finding.hit, finding.event
-            spec = rule(hit.rule)
-            line, column, end_line, end_column = self.position(event.file, event.node)
-            steps = hit.trace.steps() if hit.trace is not None else [event.sink]
-            trace = tuple(self.trace_step(s) for s in steps)
-            origin = self.origin(steps, trace, event.file)
-            message = f"{spec.message}: {hit.what}"
-            if origin:
-                message += f"; {origin}"
-            message += f". Fix: {spec.fix} ({spec.id} {spec.name})."
-            out.append(Diagnostic(
-                path=self.files[event.file].path, line=line, column=column, rule=spec.id,
-                name=spec.name, severity=spec.severity, message=message, end_line=end_line,
-                end_column=end_column, trace=trace,
-            ))
-        return out
+    def diagnostic(self, finding: Finding) -> Diagnostic:
+        """The diagnostic for ``finding``: its place, its message, its trace."""
+        hit, event = finding.hit, finding.event
+        spec = rule(hit.rule)
+        line, column, end_line, end_column = self.position(event.file, event.node)
+        steps = hit.trace.steps() if hit.trace is not None else [event.sink]
+        trace = tuple(self.trace_step(s) for s in steps)
+        origin = self.origin(steps, trace, event.file)
+        message = f"{spec.message}: {hit.what}"
+        if origin:
+            message += f"; {origin}"
+        message += f". Fix: {spec.fix} ({spec.id} {spec.name})."
+        return Diagnostic(
+            path=self.files[event.file].path, line=line, column=column, rule=spec.id,
+            name=spec.name, severity=spec.severity, message=message, end_line=end_line,
+            end_column=end_column, trace=trace,
+        )
 
     def origin(self, steps: Sequence[Step], trace: Sequence[TraceStep], file: int) -> str:
         """"`x` was born at line 12 from `dispatch.placeholder(...)`" for the first step."""

@@ -1,0 +1,359 @@
+"""Flows across functions, classes, closures, decorators and modules: each case is a set of
+files whose ``# expect: DL00x`` marks must equal the findings exactly."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from dispatch_lint.analyzer.engine import (
+    AnalysisResult,
+    AnalysisSettings,
+    SinkSpec,
+    SourceFile,
+    analyze,
+)
+
+MARK = re.compile(r"#\s*expect:\s*(DL\d{3}(?:\s*,\s*DL\d{3})*)")
+RT = "from dispatch_lint import runtime as dispatch\n"
+
+
+def normalize(text: str) -> str:
+    """The case's source: the runtime import line, then the dedented body."""
+    if text.startswith(RT):
+        return RT + textwrap.dedent(text[len(RT):])
+    return textwrap.dedent(text)
+
+
+def run(sources: dict[str, str], settings: AnalysisSettings | None = None) -> AnalysisResult:
+    files = [
+        SourceFile(path, normalize(text).encode(), module_of(path))
+        for path, text in sources.items()
+    ]
+    return analyze(files, settings)
+
+
+def module_of(path: str) -> str:
+    parts = path[: -len(".py")].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def marks(sources: dict[str, str]) -> set[tuple[str, int, str]]:
+    out = set()
+    for path, text in sources.items():
+        for number, line in enumerate(normalize(text).splitlines(), start=1):
+            match = MARK.search(line)
+            if match:
+                out.update((path, number, r.strip()) for r in match.group(1).split(","))
+    return out
+
+
+def found(result: AnalysisResult) -> set[tuple[str, int, str]]:
+    return {(d.path, d.line, d.rule) for d in result.diagnostics}
+
+
+CASES: dict[str, dict[str, str]] = {
+    "helper_two_contexts": {
+        "main.py": RT + """
+            def train_step(t):
+                loss = (t * t).sum()
+                return loss.backward()
+
+            def main():
+                w = dispatch.tensor([1.0], device="autodiff:numpy").require_grad()
+                train_step(w)
+                x = dispatch.placeholder((1,), name="x")
+                train_step(x)  # expect: DL001
+        """,
+    },
+    "helper_chain_three_deep": {
+        "main.py": RT + """
+            def read(t):
+                return t.numpy()
+
+            def middle(t):
+                return read(t + 1.0)
+
+            def outer(t):
+                return middle(t)
+
+            def main():
+                outer(dispatch.ones((2,)))
+                outer(dispatch.placeholder((2,)))  # expect: DL003
+        """,
+    },
+    "factory_returns_capture": {
+        "main.py": RT + """
+            def make_inputs():
+                dev = dispatch.Capture()
+                return dispatch.placeholder((2,), device=dev, name="x"), dev
+
+            def main():
+                x, dev = make_inputs()
+                x.to_device(dev)
+                x.to_device(dispatch.NumPy())  # expect: DL002
+        """,
+    },
+    "factory_called_twice_makes_two_devices": {
+        "main.py": RT + """
+            def make():
+                return dispatch.placeholder((2,))
+
+            def main():
+                a = make()
+                b = make()
+                c = a + b  # expect: DL008
+                d = a + a
+        """,
+    },
+    "global_device_shared": {
+        "main.py": RT + """
+            CAP = dispatch.Capture()
+
+            def get():
+                return CAP
+
+            def main():
+                a = dispatch.placeholder((2,), device=get())
+                b = dispatch.placeholder((2,), device=get())
+                c = a + b
+        """,
+    },
+    "methods_properties_call_and_fields": {
+        "main.py": RT + """
+            class Model:
+                def __init__(self, device):
+                    self.device = device
+                    self.w = dispatch.ones((2,)).to_device(device)
+
+                @property
+                def weight(self):
+                    return self.w
+
+                def __call__(self, x):
+                    return x * self.w
+
+                def loss(self, x):
+                    return self(x).sum()
+
+            def main():
+                m = Model(dispatch.Capture())
+                m.weight.numpy()  # expect: DL003
+                m.loss(dispatch.ones((2,)))  # expect: DL008
+        """,
+    },
+    "static_and_class_methods": {
+        "main.py": RT + """
+            class Factory:
+                @staticmethod
+                def device():
+                    return dispatch.device("capture")
+
+                @classmethod
+                def inputs(cls):
+                    return dispatch.placeholder((2,), device=cls.device())
+
+            def main():
+                Factory.inputs().backward()  # expect: DL001
+        """,
+    },
+    "closure_factory": {
+        "main.py": RT + """
+            def make_mover(dev):
+                def move(t):
+                    return t.to_device(dev)
+                return move
+
+            def main():
+                to_host = make_mover(dispatch.NumPy())
+                to_host(dispatch.ones((2,), device=dispatch.Numba()))
+                to_host(dispatch.placeholder((2,)))  # expect: DL002
+        """,
+    },
+    "decorators_wraps_and_no_capture": {
+        "main.py": RT + """
+            import functools
+            from dispatch_lint.runtime import guards
+
+            def logged(fn):
+                @functools.wraps(fn)
+                def wrapper(*args, **kwargs):
+                    return fn(*args, **kwargs)
+                return wrapper
+
+            @logged
+            def read(t):
+                return t.item()
+
+            @guards.no_capture
+            def fit(batch):
+                return batch.backward()
+
+            def main():
+                read(dispatch.placeholder(()))  # expect: DL003
+                fit(dispatch.ones((1,), device="autodiff:numpy"))
+                fit([dispatch.placeholder((1,))])  # expect: DL001
+        """,
+    },
+    "default_argument_device": {
+        "main.py": RT + """
+            def export(data, device="capture"):
+                return dispatch.tensor(data, device=device)
+
+            def main():
+                export([1.0], device="numpy").numpy()
+                export([1.0]).numpy()  # expect: DL003
+        """,
+    },
+    "container_argument_effect": {
+        "main.py": RT + """
+            def collect(out, t):
+                out.append(t)
+
+            def main():
+                seen = []
+                collect(seen, dispatch.placeholder((2,)))
+                for t in seen:
+                    t.backward()  # expect: DL001
+        """,
+    },
+    "field_set_from_parameter": {
+        "main.py": RT + """
+            class Trainer:
+                def __init__(self):
+                    self.batch = None
+
+                def feed(self, t):
+                    self.batch = t
+
+                def step(self):
+                    return self.batch.sum().backward()  # expect: DL001
+
+            def main():
+                tr = Trainer()
+                tr.feed(dispatch.placeholder((2,)))
+                tr.step()
+        """,
+    },
+    "cross_module_relative_and_reexport": {
+        "pkg/__init__.py": "from .factory import make_input\n",
+        "pkg/factory.py": RT + """
+            def make_input():
+                return dispatch.placeholder((2,), name="x")
+        """,
+        "pkg/train.py": """
+            from . import make_input
+            from .helpers import fit
+
+            def main():
+                fit(make_input())  # expect: DL001
+        """,
+        "pkg/helpers.py": """
+            def fit(t):
+                return t.sum().backward()
+        """,
+    },
+    "cross_module_alias_import": {
+        "consts.py": 'EXPORT_DEVICE = "capture"\n',
+        "app.py": RT + """
+            import consts as C
+
+            def main():
+                t = dispatch.zeros((2,), device=C.EXPORT_DEVICE)
+                t.numpy()  # expect: DL003
+        """,
+    },
+    "recursion_terminates": {
+        "main.py": RT + """
+            def down(t, n):
+                if n == 0:
+                    return t.numpy()
+                return down(t, n - 1)
+
+            def ping(t):
+                return pong(t)
+
+            def pong(t):
+                return ping(t)
+
+            def main():
+                down(dispatch.placeholder((2,)), 3)  # expect: DL003
+                ping(dispatch.placeholder((2,)))
+        """,
+    },
+    "bad_input_import_cycles_and_star": {
+        "a.py": "from b import *\nimport dispatch_lint.runtime as dispatch\nX = 1\n",
+        "b.py": "from a import *\nfrom a import X as Y\n",
+        "c.py": "import a\nimport unknown.thing\nunknown.thing.make().backward()\na.whatever().numpy()\n",
+    },
+    "functions_in_a_dict": {
+        "main.py": RT + """
+            def read(t):
+                return t.numpy()
+
+            HANDLERS = {"read": read}
+
+            def main():
+                HANDLERS["read"](dispatch.placeholder((2,)))  # expect: DL003
+        """,
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_flow(name: str) -> None:
+    sources = CASES[name]
+    result = run(sources)
+    assert not result.errors
+    assert found(result) == marks(sources)
+
+
+def test_trace_through_helper_has_birth_call_and_callee_sink() -> None:
+    sources = {
+        "app.py": RT + """
+            from helpers import fit
+
+            def main():
+                x = dispatch.placeholder((2,), name="x")
+                fit(x)
+        """,
+        "helpers.py": "def fit(t):\n    loss = t.sum()\n    return loss.backward()\n",
+    }
+    result = run(sources)
+    (diag,) = result.diagnostics
+    assert (diag.path, diag.line, diag.rule) == ("app.py", 7, "DL001")
+    steps = [(s.path, s.line) for s in diag.trace]
+    assert steps[0] == ("app.py", 6)  # birth
+    assert ("app.py", 7) in steps  # the call
+    assert steps[-1] == ("helpers.py", 3)  # the sink in the callee
+    assert "born at line 6" in diag.message
+
+
+def test_user_model_sources_sinks_sanitizers() -> None:
+    sources = {
+        "proj/api.py": """
+            import tracing
+
+            def make():
+                return tracing.trace_model()
+
+            def main():
+                t = make()
+                tracing.upload(t)  # expect: DL003
+                clean = tracing.materialize(t)
+                tracing.upload(clean)
+                t.backward()  # expect: DL001
+        """,
+    }
+    settings = AnalysisSettings(
+        sources=("tracing.trace_model",),
+        sinks=(SinkSpec("tracing.upload", 0, "DL003"),),
+        sanitizers=("tracing.materialize",),
+    )
+    result = run(sources, settings)
+    assert found(result) == marks(sources)
+    assert not run(sources).diagnostics  # without the model nothing is known
