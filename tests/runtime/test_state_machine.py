@@ -810,9 +810,8 @@ class RuntimeMachine(RuleBasedStateMachine):
             "backward": ("DL001", t.tensor.backward),
         }
         rule_id, call = calls[how]
-        with guards.mode("off"):
-            with self.raises(rule_id, ANY_ORIGIN):
-                call()
+        with guards.mode("off"), self.raises(rule_id, ANY_ORIGIN):
+            call()
 
     # -- invariants ----------------------------------------------------------------------------
 
