@@ -69,6 +69,11 @@ _PRIVATE_PREFIX = "dispatch_lint_fixture_"
 #: (fixture name, "analyzer" | "runtime"). Each entry is a strict xfail: it must keep failing
 #: until the named side is fixed, and then the entry must go.
 KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
+    ("evalkit", "analyzer"): (
+        "engine: the result of `self.total + predictions` (a DL008 op, which raises) is kept as "
+        "a capture value in the self.total slot, so the earlier real call (main.py:11, DL008) "
+        "and result() (metrics.py:16, DL003) are falsely flagged"
+    ),
     ("format_percent_and_method", "analyzer"): (
         "engine: `'%.4f' % t` and `'{:.4f}'.format(t)` read a capture tensor's value (the "
         "runtime raises DL003 there) but are not flagged"
