@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.suppressions import (
     apply_suppressions,
     find_suppressions,
 )
+from dispatch_lint.analyzer.trips import Trip, merge_trips
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.engine import AnalysisSettings, SourceFile
@@ -95,11 +96,16 @@ def check_paths(
     config: Config | None = None,
     *,
     warn_unused: bool = False,
+    trips: Sequence[Trip] = (),
     status: Callable[[str, int], None] | None = None,
 ) -> LintRun:
-    """Like :func:`lint_paths`, with everything the CLI shows. ``status`` is told what the
-    run is doing and on how many files (``("reading", 1200)``), for a progress display;
-    ``warn_unused`` collects unused suppressions."""
+    """Like :func:`lint_paths`, with everything the CLI shows.
+
+    ``warn_unused`` collects unused suppressions; ``trips`` (from a run with
+    ``DISPATCH_LINT_TRIPS`` set, see :mod:`.trips`) confirm findings or add those only the
+    run saw; ``status`` is told what the run is doing and on how many files
+    (``("reading", 1200)``), for a progress display.
+    """
     given = [os.fspath(p) for p in paths] or ["."]
     if config is None:
         config = config_for_paths(given)
@@ -121,8 +127,10 @@ def check_paths(
             files.append(SourceFile(found.path, source, found.module))
     if status is not None:
         status("checking", len(files))
-    run = _check_files(files, config, warn_unused=warn_unused)
     checked = {os.path.realpath(f.location): f.path for f in discovery.files}
+    run = _check_files(
+        files, config, warn_unused=warn_unused, trips=trips, checked=checked
+    )
     report = Report(
         diagnostics=run.report.diagnostics,
         files=run.report.files,
@@ -144,14 +152,25 @@ def _read(location: Path) -> bytes:
 
 
 def _check_files(
-    files: Sequence[SourceFile], config: Config, *, warn_unused: bool
+    files: Sequence[SourceFile],
+    config: Config,
+    *,
+    warn_unused: bool,
+    trips: Sequence[Trip] = (),
+    checked: Mapping[str, str] | None = None,
 ) -> LintRun:
     if not files:
         return LintRun(report=Report(diagnostics=(), files=0))
     result = _analyze(files, config.settings)
+    diagnostics = result.diagnostics
+    if trips:
+        # Merged before selection and suppressions, which apply to what the run saw too.
+        diagnostics = merge_trips(
+            diagnostics, trips, checked or {}, config.enabled_rules()
+        )
     by_path: dict[str, list[Diagnostic]] = {}
     enabled = _rules_for(config)
-    for diagnostic in result.diagnostics:
+    for diagnostic in diagnostics:
         if diagnostic.rule in enabled(diagnostic.path):
             by_path.setdefault(diagnostic.path, []).append(diagnostic)
 

@@ -226,7 +226,7 @@ def _lint(args: argparse.Namespace) -> int:
     except ConfigError as error:
         raise _UsageError(str(error)) from None
 
-    trips = None
+    trips: tuple[Trip, ...] = ()
     if args.trips is not None:
         from pathlib import Path
 
@@ -241,9 +241,7 @@ def _lint(args: argparse.Namespace) -> int:
                 f"dispatch-lint: warning: {args.trips}: skipped {malformed} malformed line(s)\n"
             )
 
-    run = _run(paths, config, args.warn_unused_suppressions)
-    if trips is not None:
-        run = _with_trips(run, trips, config.enabled_rules())
+    run = _run(paths, config, args.warn_unused_suppressions, trips)
 
     for error in run.report.errors:
         sys.stderr.write(f"{error.path}: error: {error.message}\n")
@@ -258,11 +256,13 @@ def _lint(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run(paths: list[str], config: Config, warn_unused: bool) -> LintRun:
+def _run(
+    paths: list[str], config: Config, warn_unused: bool, trips: Sequence[Trip]
+) -> LintRun:
     from dispatch_lint.analyzer.api import check_paths
 
     if not (sys.stderr.isatty() and os.environ.get("TERM") != "dumb"):
-        return check_paths(paths, config, warn_unused=warn_unused)
+        return check_paths(paths, config, warn_unused=warn_unused, trips=trips)
 
     # On a terminal, long runs show what they are doing; rich is imported only once a run
     # turns out to be long.
@@ -280,40 +280,12 @@ def _run(paths: list[str], config: Config, warn_unused: bool) -> LintRun:
             display.update(message)
 
     try:
-        return check_paths(paths, config, warn_unused=warn_unused, status=status)
+        return check_paths(
+            paths, config, warn_unused=warn_unused, trips=trips, status=status
+        )
     finally:
         if display is not None:
             display.stop()
-
-
-def _with_trips(
-    run: LintRun, trips: Sequence[Trip], enabled: frozenset[str]
-) -> LintRun:
-    from dataclasses import replace
-
-    from dispatch_lint.analyzer.trips import merge_trips
-
-    diagnostics = merge_trips(run.report.diagnostics, trips, run.checked, enabled)
-    sources = dict(run.sources)
-    for diagnostic in diagnostics:
-        if diagnostic.path not in sources:
-            location = next(
-                (
-                    real
-                    for real, shown in run.checked.items()
-                    if shown == diagnostic.path
-                ),
-                None,
-            )
-            if location is not None:
-                try:
-                    with open(location, "rb") as file:
-                        sources[diagnostic.path] = file.read()
-                except OSError:
-                    pass  # The excerpt is a nicety; the finding stands without it.
-    return replace(
-        run, report=replace(run.report, diagnostics=diagnostics), sources=sources
-    )
 
 
 def _write_report(run: LintRun, args: argparse.Namespace, out: TextIO) -> None:

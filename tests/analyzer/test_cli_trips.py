@@ -179,3 +179,14 @@ def test_missing_trips_file_is_one_line(
         err
         == "dispatch-lint: error: nope.jsonl: cannot read the trips file: No such file or directory\n"
     )
+
+
+def test_suppressions_apply_to_what_only_the_run_saw(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "train.py").write_text("y = make()\ny.numpy()  # noqa: DL003\n")
+    trips = _trips(
+        project / "t.jsonl", {"rule": "DL003", "file": "train.py", "line": 2}
+    )
+    assert cli.main(["--trips", str(trips)]) == 0
+    assert capsys.readouterr().out == "All checks passed (1 file checked).\n"
