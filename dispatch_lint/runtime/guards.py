@@ -57,7 +57,7 @@ def ensure_not_capture(t: Any, what: str = "this value") -> Any:
     """Return ``t``; raise ``CaptureGuardError`` (DL001) if it is a capture tensor."""
     if is_capture(t) and get_mode() != "off":
         raise CaptureGuardError(
-            f"{what} must not be a capture tensor, got {t._describe()}", t._meta
+            f"{what} must not be a capture tensor, got {t._describe()}", t._origin
         )
     return t
 
@@ -137,7 +137,7 @@ def _named_arguments(
 def _refuse(label: str, name: str, t: Tensor) -> None:
     raise CaptureGuardError(
         f"{label}() is marked @no_capture but its parameter {name!r} got {t._describe()}",
-        t._meta,
+        t._origin,
     )
 
 

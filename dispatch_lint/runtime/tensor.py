@@ -5,7 +5,7 @@ A tensor is one of three things, told apart by its slots:
 - real plain (NumPy/Numba): ``_data`` is an ndarray, ``_node`` is None;
 - real autodiff: ``_data`` is an ndarray, ``_node`` its ``TapeNode`` (None when untracked);
 - capture (capture device, or autodiff over one): ``_data`` is None, ``_node`` is its index in
-  the capture graph and ``_meta`` the ``Origin`` where it (or what it came from) was born.
+  the capture graph and ``_origin`` the ``Origin`` where it (or what it came from) was born.
 
 Eager ops on plain tensors of one device take a fast path (one ``is`` check, one kernel call,
 one tensor); everything else goes through ``_apply``, which checks devices, records capture
@@ -62,7 +62,7 @@ class Tensor:
     ``zeros``, ``ones``, ``full``, ``arange``, ``rand``, ``from_numpy`` or ``placeholder``.
     """
 
-    __slots__ = ("_data", "_device", "_meta", "_node")
+    __slots__ = ("_data", "_device", "_node", "_origin")
     # ``ndarray + tensor`` must defer to ``Tensor.__radd__`` instead of converting the tensor.
     __array_priority__ = 1000
 
@@ -73,7 +73,7 @@ class Tensor:
         self._data = made._data
         self._device = made._device
         self._node = made._node
-        self._meta = made._meta
+        self._origin = made._origin
 
     # -- properties -------------------------------------------------------------------------
 
@@ -116,11 +116,7 @@ class Tensor:
     @property
     def origin(self) -> Origin | None:
         """Where a capture tensor (or the capture tensor it came from) was born; else None."""
-        return self._meta
-
-    @property
-    def _origin(self) -> Origin | None:
-        return self._meta
+        return self._origin
 
     def _graph_node(self) -> Node:
         return self._device._capture.graph.nodes[self._node]
@@ -130,7 +126,7 @@ class Tensor:
     def _read(self, what: str) -> np.ndarray:
         data = self._data
         if data is None:
-            raise CaptureDataError(f"{what} on {self._describe()}", self._meta)
+            raise CaptureDataError(f"{what} on {self._describe()}", self._origin)
         return data
 
     def numpy(self) -> np.ndarray:
@@ -218,7 +214,7 @@ class Tensor:
     def _autodiff_call(self, call: str) -> None:
         if self._data is None:
             raise CaptureAutodiffError(
-                f"{call} was called on {self._describe()}", self._meta
+                f"{call} was called on {self._describe()}", self._origin
             )
         if not self._device.is_autodiff:
             raise RequiresAutodiffError(
@@ -277,7 +273,7 @@ class Tensor:
             if target == source:
                 return self
             raise CaptureTransferError(
-                f".to_device({target!r}) was called on {self._describe()}", self._meta
+                f".to_device({target!r}) was called on {self._describe()}", self._origin
             )
         if source.is_autodiff != target.is_autodiff:
             raise AutodiffTransferError(
@@ -388,7 +384,7 @@ def _fast_binary(op: str) -> Callable[[Tensor, Any], Any]:
             result._data = out
             result._device = d
             result._node = None
-            result._meta = None
+            result._origin = None
             return result
         return _binary(op, self, other)
 
@@ -434,7 +430,7 @@ def _real(
     result._data = data
     result._device = dev
     result._node = node
-    result._meta = None
+    result._origin = None
     return result
 
 
@@ -458,7 +454,7 @@ def _record(dev: Device, node: Node, origin: Origin | None) -> Tensor:
     result._data = None
     result._device = dev
     result._node = index
-    result._meta = origin
+    result._origin = origin
     return result
 
 
@@ -483,7 +479,7 @@ def _join_devices(op: str, a: Tensor, b: Tensor) -> Device:
         capture = a if ca is not None else b
         raise DeviceMismatchError(
             f"{ops.spelled(op)} between a tensor on {da!r} and a tensor on {db!r}",
-            capture._meta,
+            capture._origin,
         )
     if da == db:
         return da
@@ -508,7 +504,7 @@ def _operand(value: Any, like: Tensor) -> Tensor | None:
         raise TypeError(f"cannot combine a tensor with a value of dtype {array.dtype}")
     dev = like._device
     if dev._capture is not None:
-        return _constant(array, dev, like._meta)
+        return _constant(array, dev, like._origin)
     return _real(array, dev)
 
 
@@ -551,7 +547,7 @@ def _apply(op: str, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor
         shape, dtype = ops.infer(
             op, tuple(t.shape for t in inputs), tuple(t.dtype for t in inputs), attrs
         )
-        origin = next((t._meta for t in inputs if t._meta is not None), None)
+        origin = next((t._origin for t in inputs if t._origin is not None), None)
         node = Node(
             op, tuple(t._node for t in inputs), MappingProxyType(attrs), shape, dtype
         )
@@ -762,13 +758,13 @@ def lift(t: Tensor, target: Autodiff) -> Tensor:
     if t._data is None:
         if t._device != inner:
             raise CaptureTransferError(
-                f"{target!r}.wrap() was given {t._describe()}", t._meta
+                f"{target!r}.wrap() was given {t._describe()}", t._origin
             )
         result = _new(Tensor)
         result._data = None
         result._device = target
         result._node = t._node
-        result._meta = t._meta
+        result._origin = t._origin
         return result
     if t._device != inner:
         raise ValueError(

@@ -18,6 +18,10 @@ print(sorted(name for name in heavy if name in sys.modules))
 
 def test_importing_and_using_the_runtime_loads_no_linter_and_no_numba() -> None:
     result = subprocess.run(
-        [sys.executable, "-c", CHECK], check=True, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", CHECK],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.stdout.strip() == "[]"
