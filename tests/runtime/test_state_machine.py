@@ -426,10 +426,9 @@ class RuntimeMachine(RuleBasedStateMachine):
             made, born = dispatch.placeholder(shape, name=name, dtype=dtype), line()
             kind = DeviceKind("capture", graph=self.fresh())
         else:
-            made, born = (
-                dispatch.placeholder(shape, device=on.device, name=name, dtype=dtype),
-                line(),
-            )
+            # The formatter splits this call over lines: the birth is the line of the call.
+            born = line() + 1
+            made = dispatch.placeholder(shape, device=on.device, name=name, dtype=dtype)
             kind = on.kind
         self.leaf_values[leaf] = data.draw(arrays(shape, dtype), label="feed")
         self.placeholder_names[leaf] = name
