@@ -127,10 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
         "findings and report what only the run saw",
     )
     run.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the cache"
+        "--no-cache",
+        action="store_true",
+        help="do not read or write the cache (accepted; there is no cache yet)",
     )
     run.add_argument(
-        "--jobs", type=_positive, metavar="N", help="number of worker processes"
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help="number of worker processes (accepted; the analysis runs in one process for now)",
     )
     info = parser.add_argument_group("information")
     info.add_argument(
