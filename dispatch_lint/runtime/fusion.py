@@ -39,24 +39,23 @@ from dispatch_lint.runtime.fusion_codegen import (
 
 __all__ = ["FusionStats", "ProgramPlan", "plan_program", "run_planned", "stats"]
 
-_ARITHMETIC = frozenset(
+_COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
+#: Element-wise ops a generated kernel computes (``pow`` only by a small integer constant).
+_FUSABLE = frozenset(
     {
         "add",
         "sub",
         "mul",
         "div",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "eq",
-        "ne",
         "neg",
         "abs",
         "relu",
+        "sqrt",
+        "astype",
+        "pow",
+        *_COMPARISONS,
     }
 )
-_FUSABLE = _ARITHMETIC | {"sqrt", "astype", "pow"}
 _REDUCTIONS = frozenset({"sum", "mean", "max"})
 #: Element-wise ops as NumPy ufuncs, for nodes that run alone (no compile needed).
 _UFUNCS: dict[str, np.ufunc] = {
@@ -283,14 +282,16 @@ def _fusable(values: list[_Value], value: _Value) -> bool:
             value.dtype == input_dtypes[0]
             and _unrolled_exponent(values, value) is not None
         )
-    if value.dtype == np.bool_ and value.op not in ("add", "mul", "astype", *_COMPARE):
+    if value.dtype == np.bool_ and value.op not in (
+        "add",
+        "mul",
+        "astype",
+        *_COMPARISONS,
+    ):
         return False  # NumPy rejects or specially treats these on booleans
     if value.op in ("div", "sqrt"):
         return value.dtype.kind == "f"
     return True
-
-
-_COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 
 
 def plan_program(
@@ -325,12 +326,18 @@ def plan_program(
     for index, value in enumerate(values):
         if value.op in ("reshape", "transpose"):
             storage[index] = storage[value.inputs[0]]
+    # A value absorbed into a group is computed when the group's root runs: its reads happen
+    # then, not at its own index (steps in between must not reuse what it reads).
+    runs_at = list(range(count))
+    for index in reversed(range(count)):
+        if absorbed[index]:
+            runs_at[index] = runs_at[consumers[index][0]]
     last_use = list(range(count))
     fresh = [False] * count
     for index, value in enumerate(values):
         for source in value.inputs:
             root = storage[source]
-            last_use[root] = max(last_use[root], index)
+            last_use[root] = max(last_use[root], runs_at[index])
     for index in output_values:
         fresh[storage[index]] = True
 

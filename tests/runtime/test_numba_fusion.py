@@ -229,3 +229,17 @@ def test_sigmoid_and_pow_fuse_with_their_arithmetic_neighbours(dtype: str) -> No
     assert (len(plan.steps), plan.fused_kernels) == (3, 2)
     arrays = {"x": INPUTS["x"].astype(dtype)}
     assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
+
+
+def test_a_buffer_read_inside_a_fused_group_lives_until_the_group_runs() -> None:
+    # v is read by "v * 2", which only runs as part of the group rooted at "... + b";
+    # exp(x) runs in between and must not take v's buffer.
+    cap = dispatch.Capture()
+    x, y, _, _ = placeholders(cap)
+    v = x * y + 1.0
+    squashed = v.tanh()
+    doubled = v * 2.0
+    b = x.exp()
+    program = dispatch.export(doubled + b, squashed)
+    arrays = inputs_of(program)
+    assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
