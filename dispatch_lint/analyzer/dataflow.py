@@ -10,6 +10,7 @@ fire records an :class:`Event`; calls into the checked tree go through the calle
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Value,
     code_of,
+    devices_clash,
     join_all,
 )
 
@@ -246,6 +248,10 @@ class FunctionRun:
         elif name in self.declared_global:
             self.program.write(("g", self.file, name), value)
             return
+        if state.env.get(name) is not None:
+            prefix = name + "."
+            for key in [k for k in state.env if k.startswith(prefix)]:
+                del state.env[key]  # `x = ...` forgets what `x.attr = ...` stored
         state.env[name] = value
 
     # ----------------------------------------------------------------------- blocks
@@ -498,7 +504,14 @@ class FunctionRun:
         elif isinstance(pattern, cst.MatchOr):
             for element in pattern.patterns:
                 self.bind_pattern(element.pattern, subject, state)
-        elif isinstance(pattern, (cst.MatchClass, cst.MatchMapping)):
+        elif isinstance(pattern, cst.MatchMapping):
+            for element in pattern.elements:
+                key = element.key.evaluated_value if isinstance(element.key,
+                                                                cst.SimpleString) else None
+                self.bind_pattern(element.pattern, self.item(subject, key), state)
+            if pattern.rest is not None:
+                state.env[pattern.rest.value] = subject
+        elif isinstance(pattern, cst.MatchClass):
             for node in _pattern_names(pattern):
                 state.env[node] = Value.of(UNKNOWN)
 
@@ -523,8 +536,11 @@ class FunctionRun:
             self.unpack(target, value, state)
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, state)
-            self.store_attr(obj, target.attr.value, value.map_traces(
-                self.step(target, "stored in `{code}`")))
+            stored = value.map_traces(self.step(target, "stored in `{code}`"))
+            self.store_attr(obj, target.attr.value, stored)
+            if isinstance(target.value, cst.Name):
+                # `self.x = v` then `self.x` in the same body: exactly v (a strong update).
+                state.env[f"{target.value.value}.{target.attr.value}"] = stored
         elif isinstance(target, cst.Subscript):
             obj = self.eval(target.value, state)
             key = self.subscript_key(target, state)
@@ -538,9 +554,14 @@ class FunctionRun:
         starred = any(isinstance(e, cst.StarredElement) for e in elements)
         for index, element in enumerate(elements):
             part = EMPTY
+            before_star = not any(isinstance(e, cst.StarredElement) for e in elements[:index + 1])
             for atom, trace in value.items():
                 if isinstance(atom, Tup) and len(atom.items) == len(elements) and not starred:
                     part = part.join(atom.items[index])
+                elif isinstance(atom, Tup) and before_star and index < len(atom.items):
+                    part = part.join(atom.items[index])
+                elif isinstance(atom, Box) and before_star:
+                    part = part.join(self.program.box_item(atom, index))
                 else:
                     part = part.join(self.elements(Value.of(atom, trace)))
             if isinstance(element, cst.StarredElement):
@@ -567,15 +588,21 @@ class FunctionRun:
     def store_item(self, obj: Value, key: object, value: Value) -> None:
         for atom in obj:
             if isinstance(atom, Box):
-                self.program.write(("b", atom.site), self.concrete_part(value))
+                self.program.write(("b", atom.site), self.box_part(atom, value))
                 if key is not None:
-                    self.program.write(("bk", atom.site, key), self.concrete_part(value))
+                    self.program.write(("bk", atom.site, key), self.box_part(atom, value))
+                    self.keep_effect(Value.of(atom), f"item:{key!r}", value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Inst):
                 self.call_method(atom, "__setitem__", (Value.of(UNKNOWN), value), {}, None,
                                  Value.of(atom))
+
+    def box_part(self, box: Box, value: Value) -> Value:
+        """What a container made by this very run may hold: its symbolic atoms too (they mean
+        the same everywhere this run reads them); other containers get the concrete part."""
+        return value if box.site.owner == self.owner else self.concrete_part(value)
 
     def concrete_part(self, value: Value) -> Value:
         """The atoms of ``value`` that mean the same in every calling context."""
@@ -591,8 +618,13 @@ class FunctionRun:
         return False
 
     def keep_effect(self, target: Value, proj: str, value: Value) -> None:
-        """A heap write that depends on the calling context: replayed at each call."""
-        if any(self.is_symbolic(a) for a in target) or any(self.is_symbolic(a) for a in value):
+        """A heap write that depends on the calling context, or fills a container this run
+        made (each call makes a new one): replayed at each call."""
+        if (
+            any(self.is_symbolic(a) for a in target)
+            or any(self.is_symbolic(a) for a in value)
+            or any(isinstance(a, Box) and a.site.owner == self.owner for a in target)
+        ):
             key = (target, proj, value)
             self.effects.setdefault(key, (target, proj, value))
 
@@ -693,6 +725,10 @@ class FunctionRun:
         return Value.of(UNKNOWN)
 
     def expr_Attribute(self, node: cst.Attribute, state: State) -> Value:
+        if isinstance(node.value, cst.Name):
+            local = state.env.get(f"{node.value.value}.{node.attr.value}")
+            if local is not None:
+                return local
         return self.attribute(self.eval(node.value, state), node.attr.value, node)
 
     def attribute(self, obj: Value, name: str, node: cst.CSTNode) -> Value:
@@ -733,7 +769,7 @@ class FunctionRun:
                 return Value.of(atom.inner, trace)
         return Value.of(UNKNOWN)
 
-    def project_sym(self, atom: Sym, trace: Trace | None, proj: str) -> Value:
+    def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value:
         if len(atom.proj) >= MAX_PROJECTION:
             return Value.of(UNKNOWN)
         return Value.of(Sym(atom.param, (*atom.proj, proj), atom.real and proj not in (
@@ -757,7 +793,10 @@ class FunctionRun:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 self.eval(element.slice.value, state)
-        key = self.subscript_key(node, state)
+        return self.item(obj, self.subscript_key(node, state), node)
+
+    def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
+        """``obj[key]`` (``key`` None when not a constant)."""
         out = EMPTY
         for atom, trace in obj.items():
             if isinstance(atom, Ten):
@@ -770,7 +809,8 @@ class FunctionRun:
             elif isinstance(atom, Box):
                 out = out.join(self.program.box_item(atom, key))
             elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "elem"))
+                proj = "elem" if key is None else ("item", key)
+                out = out.join(self.project_sym(atom, trace, proj))
             elif isinstance(atom, Inst):
                 out = out.join(self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {},
                                                 node, Value.of(atom, trace)))
@@ -801,9 +841,10 @@ class FunctionRun:
             if starred:
                 value = self.elements(value)
             else:
-                self.program.write(("bk", box.site, index), self.concrete_part(value))
+                self.program.write(("bk", box.site, index), self.box_part(box, value))
+                self.keep_effect(Value.of(box), f"item:{index!r}", value)
             content = content.join(value)
-        self.program.write(("b", box.site), self.concrete_part(content))
+        self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
@@ -817,13 +858,14 @@ class FunctionRun:
                 if isinstance(element.key, cst.SimpleString):
                     try:
                         key = element.key.evaluated_value
-                        self.program.write(("bk", box.site, key), self.concrete_part(value))
+                        self.program.write(("bk", box.site, key), self.box_part(box, value))
+                        self.keep_effect(Value.of(box), f"item:{key!r}", value)
                     except Exception:  # noqa: BLE001
                         pass
             else:
                 value = self.elements(self.eval(element.value, state))
             content = content.join(value)
-        self.program.write(("b", box.site), self.concrete_part(content))
+        self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
@@ -858,7 +900,7 @@ class FunctionRun:
 
     def box_of(self, kind: str, node: cst.CSTNode, content: Value) -> Value:
         box = self.new_box(kind, node)
-        self.program.write(("b", box.site), self.concrete_part(content))
+        self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
@@ -911,12 +953,21 @@ class FunctionRun:
     def expr_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:
         left = self.eval(node.left, state)
         right = self.eval(node.right, state)
+        if isinstance(node.operator, cst.Modulo) and any(isinstance(a, Str) for a in left):
+            # printf-style formatting: numeric conversions read the value
+            if any(_PRINTF_NUMERIC.search(a.text) for a in left if isinstance(a, Str)):
+                self.read_arguments((right,), node)
+            return Value.of(UNKNOWN)
         return self.binop(left, right, node, operator_symbol(node.operator))
 
     def expr_Comparison(self, node: cst.Comparison, state: State) -> Value:
         left = self.eval(node.left, state)
         result = EMPTY
-        for comp in node.comparisons:
+        for index, comp in enumerate(node.comparisons):
+            if index and has_tensor(result):
+                # `a < b < c` is `(a < b) and ...`: the first result is used as a condition
+                self.emit("read", (result,), "condition", node,
+                          "used as a condition: `{code}`")
             right = self.eval(comp.comparator, state)
             if isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
                 result = result.join(Value.of(UNKNOWN))
@@ -930,24 +981,39 @@ class FunctionRun:
         """A tensor operation between two values: a ``binop`` event and the result tensor."""
         if has_tensor(left) and has_tensor(right):
             self.emit("binop", (left, right), op, node, "combined by `{code}`")
-        tensors = left.filter(is_tensorish).join(right.filter(is_tensorish))
+        lefts, rights = left.filter(is_tensorish), right.filter(is_tensorish)
+        tensors = lefts.join(rights)
         if self.training_depth and has_tensor(tensors):
             self.emit("training", (tensors,), "op", node,
                       "used inside `guards.training()`: `{code}`")
-        result = EMPTY
-        for atom, trace in tensors.items():
-            # Autodiff + plain of the same backend is tracked: the result is autodiff.
-            if isinstance(atom, Ten) and not atom.dev.is_autodiff and any(
-                isinstance(o, Ten) and o.dev.is_autodiff and o.dev.inner == atom.dev
-                for o in tensors
-            ):
-                continue
-            result = result.join(Value.of(atom, trace))
+        if not lefts or not rights:
+            result = tensors  # with a scalar (or anything else): the tensor's device
+        else:
+            result = EMPTY
+            for a, a_trace in lefts.items():
+                for b, b_trace in rights.items():
+                    result = result.join(self.combine(a, a_trace, b, b_trace))
         if not result:
             for side in (left, right):
                 if any(isinstance(a, (Box, Tup)) for a in side):
                     return side  # list + list, tuple * n
         return result or Value.of(UNKNOWN)
+
+    def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
+                ) -> Value:
+        """The result of an operation on tensors ``a`` and ``b``; nothing when it raises."""
+        if isinstance(a, Ten) and isinstance(b, Ten):
+            if devices_clash(a.dev, b.dev):
+                return EMPTY  # DeviceMismatchError: no result
+            # Autodiff with plain of the same backend is tracked: the result is autodiff.
+            keep, trace = (b, b_trace) if b.dev.is_autodiff and not a.dev.is_autodiff else (
+                a, a_trace)
+            return Value.of(keep, trace)
+        if isinstance(a, Ten) and isinstance(b, Sym):
+            return self.project_sym(b, b_trace, ("mix", a.dev))
+        if isinstance(a, Sym) and isinstance(b, Ten):
+            return self.project_sym(a, a_trace, ("mix", b.dev))
+        return Value.of(a, a_trace).join(Value.of(b, b_trace))
 
     # ------------------------------------------------------------------ calls
 
@@ -1014,8 +1080,23 @@ class FunctionRun:
                 out = out.join(Value.of(Ten(atom), trace))
             elif isinstance(atom, Box):
                 out = out.join(self.box_method(atom, name, args, node))
+            elif isinstance(atom, Str) and name == "format":
+                if _FORMAT_SPEC.search(atom.text):
+                    self.read_arguments((*args, *kwargs.values()), node)
+                out = out.join(Value.of(UNKNOWN))
             else:
                 out = out.join(Value.of(UNKNOWN))
+        for atom, trace in receiver.items():
+            if isinstance(atom, Sym) and name in ("items", "values", "get", "pop", "copy"):
+                # a parameter may be a container: mappings' and lists' accessors
+                elem = self.project_sym(atom, trace, "elem")
+                if name == "items":
+                    out = out.join(self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN),
+                                                                           elem)))))
+                elif name == "copy":
+                    out = out.join(Value.of(atom, trace))
+                else:
+                    out = out.join(elem)
         return out or Value.of(UNKNOWN)
 
     def added_by(self, name: str, args: tuple[Value, ...], node: cst.Call) -> Value:
@@ -1034,7 +1115,7 @@ class FunctionRun:
     def box_method(self, box: Box, name: str, args: tuple[Value, ...], node: cst.Call) -> Value:
         if name in CONTAINER_MUTATORS:
             added = self.added_by(name, args, node)
-            self.program.write(("b", box.site), self.concrete_part(added))
+            self.program.write(("b", box.site), self.box_part(box, added))
             self.keep_effect(Value.of(box), "elem", added)
             return Value.of(UNKNOWN)
         if name in ("pop", "get", "popleft", "values", "copy", "items"):
@@ -1085,6 +1166,16 @@ class FunctionRun:
             return Value.of(UNKNOWN)
         # An unknown method: for a parameter it may be any object's method; give up quietly.
         return Value.of(UNKNOWN)
+
+    def read_arguments(self, args: Sequence[Value], node: cst.CSTNode) -> None:
+        """A formatting call reads the data of the tensors among ``args`` (and in tuples)."""
+        for value in args:
+            tensors = value.filter(is_tensorish)
+            for atom in value:
+                if isinstance(atom, Tup):
+                    tensors = tensors.join(join_all(atom.items).filter(is_tensorish))
+            if tensors:
+                self.emit("read", (tensors,), "format", node, "formatted by `{code}`")
 
     def map_tensors(self, tensors: Value, change: object, proj: str) -> Value:
         out = EMPTY
@@ -1199,6 +1290,12 @@ class FunctionRun:
             if name == "zip" and args:
                 return self.box_of("list", node, Value.of(Tup(tuple(
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
+            if "key" in kwargs and args and name in ("max", "min", "sorted"):
+                self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
+            if name in ("map", "filter") and len(args) > 1:
+                result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
+                return self.box_of("list", node, result if name == "map" else
+                                   self.elements(args[1]))
             if name in ("sum", "max", "min") and args:
                 return self.elements(args[0]).filter(is_tensorish) or Value.of(UNKNOWN)
             if name == "getattr" and len(args) >= 2:
@@ -1312,6 +1409,12 @@ class FunctionRun:
             else:
                 out = out.join(Value.of(UNKNOWN))
         return out or Value.of(UNKNOWN)
+
+
+#: printf conversions that read a number (``%s`` and ``%r`` only print the placeholder)
+_PRINTF_NUMERIC = re.compile(r"%[-+ #0]*[\d*]*(?:\.[\d*]+)?[diouxXeEfFgGc]")
+#: ``str.format`` fields with a format spec (``{:.3f}``, ``{0:>8}``)
+_FORMAT_SPEC = re.compile(r"\{[^{}:]*:[^{}]+\}")
 
 
 def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:

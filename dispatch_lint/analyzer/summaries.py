@@ -11,6 +11,7 @@ fixpoint.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +36,7 @@ from dispatch_lint.analyzer.values import (
     Trace,
     Tup,
     Value,
+    join_all,
 )
 
 __all__ = ["FileInfo", "FuncInfo", "ClassInfo", "Summary", "Finding", "Program"]
@@ -492,7 +494,7 @@ class Program:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed."""
         summary = self.summary(info, closure)
-        bound = self._bind(info, receiver, args, kwargs)
+        bound = self._bind(info, run, node, receiver, args, kwargs)
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:
@@ -511,12 +513,18 @@ class Program:
             new_value = subst.value(value)
             if proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value)
+            elif proj.startswith("item:"):
+                key = ast.literal_eval(proj[5:])
+                for atom in new_target:
+                    if isinstance(atom, Box):
+                        self.write(("bk", atom.site, key), run.box_part(atom, new_value))
             else:
                 run.store_item(new_target, None, new_value)
         ret = subst.value(summary.ret)
         return ret.map_traces(Step(run.file, node, "returned from `{code}`"))
 
-    def _bind(self, info: FuncInfo, receiver: Value | None, args: tuple[Value, ...],
+    def _bind(self, info: FuncInfo, run: FunctionRun, node: cst.CSTNode,
+              receiver: Value | None, args: tuple[Value, ...],
               kwargs: dict[str, Value]) -> dict[int, Value]:
         params = info.params
         bound: dict[int, Value] = {}
@@ -534,10 +542,16 @@ class Program:
         star = [i for i, p in enumerate(params) if p.kind == "star"]
         if star and rest:
             bound[star[0]] = Value.of(Tup(tuple(rest)))
-        by_name = {p.name: i for i, p in enumerate(params)}
+        by_name = {p.name: i for i, p in enumerate(params) if p.kind in ("pos", "kwonly")}
+        extra: dict[str, Value] = {}
         for name, value in kwargs.items():
             if name in by_name:
                 bound[by_name[name]] = value
+            else:
+                extra[name] = value
+        kwstar = [i for i, p in enumerate(params) if p.kind == "kwstar"]
+        if kwstar and extra:
+            bound[kwstar[0]] = run.box_of("dict", node, join_all(extra.values()))
         for index in range(start, len(params)):
             if index not in bound:
                 bound[index] = info.defaults.get(index, Value.of(UNKNOWN))
@@ -638,6 +652,10 @@ class Substitution:
             return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
+        if isinstance(atom, Box) and atom.site.owner == self.info.key:
+            # a container the callee made: a new one per call, filled by the callee's effects
+            site = atom.site.called_from(id(self.node), self.run.owner)
+            return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
 
     def resite(self, atom: object) -> object:
@@ -675,13 +693,23 @@ class Substitution:
         return Value(out)
 
 
-def project(run: FunctionRun, value: Value, proj: str, node: cst.CSTNode) -> Value:
+def project(run: FunctionRun, value: Value, proj: object, node: cst.CSTNode) -> Value:
     """Apply one symbolic projection (see :class:`Sym`) to a concrete value."""
+    if isinstance(proj, tuple) and proj[0] == "item":
+        return run.item(value, proj[1], node)
+    if isinstance(proj, tuple):  # ("mix", device): an operation with a tensor on that device
+        partner = Value.of(Ten(proj[1]))
+        out = EMPTY
+        for atom, trace in value.items():
+            for p_atom, p_trace in partner.items():
+                out = out.join(run.combine(atom, trace, p_atom, p_trace) if isinstance(
+                    atom, (Ten, Sym)) else Value.of(p_atom, trace))
+        return out or Value.of(UNKNOWN)
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":
         return run.elements(value)
-    if proj.startswith("attr:"):
+    if isinstance(proj, str) and proj.startswith("attr:"):
         return run.attribute(value, proj[5:], node)
     out = EMPTY
     for atom, trace in value.items():

@@ -19,6 +19,7 @@ __all__ = [
     "Site",
     "Dev",
     "Ten",
+    "devices_clash",
     "Sym",
     "Str",
     "Ref",
@@ -92,6 +93,19 @@ class Dev:
         )
 
 
+def devices_clash(a: Dev, b: Dev) -> bool:
+    """True when tensors on ``a`` and ``b`` cannot meet in one operation (DeviceMismatchError):
+    different devices, except autodiff with plain of the same backend (the result is tracked);
+    a real device we know nothing more about clashes only with capture devices."""
+    if a == b:
+        return False
+    if "real" in (a.kind, b.kind) and not (a.is_capture or b.is_capture):
+        return False
+    if a.is_autodiff != b.is_autodiff and a.base == b.base:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Ten:
     """A tensor on device ``dev``."""
@@ -102,11 +116,12 @@ class Ten:
 @dataclass(frozen=True)
 class Sym:
     """Symbolic atom inside a function summary: parameter ``param`` seen through ``proj``
-    (a tuple of projections: "device", "tensor", "elem", "attr:<name>", "item:<key>").
+    (a tuple of projections: "device", "tensor", "elem", "attr:<name>", "inner", "autodiff",
+    "asdev", or ("mix", device): the result of an operation with a tensor on that device).
     ``real`` is set once a guard proved it is not a capture tensor."""
 
     param: int
-    proj: tuple[str, ...] = ()
+    proj: tuple[object, ...] = ()
     real: bool = False
     #: key of the function whose parameter this is (closures see their outer function's)
     owner: object = None

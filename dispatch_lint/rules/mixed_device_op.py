@@ -5,20 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dispatch_lint.analyzer.events import Event, Hit
-from dispatch_lint.analyzer.values import Dev, Ten
+from dispatch_lint.analyzer.values import Ten, devices_clash
 from dispatch_lint.catalog import rule
 from dispatch_lint.rules.base import Rule, trace_to_sink
-
-
-def devices_clash(a: Dev, b: Dev) -> bool:
-    """True when tensors on ``a`` and ``b`` cannot meet in one operation."""
-    if a == b:
-        return False
-    if "real" in (a.kind, b.kind) and not (a.is_capture or b.is_capture):
-        return False  # a real device we know nothing more about: no guess
-    if a.is_autodiff != b.is_autodiff and a.base == b.base:
-        return False  # autodiff with plain of the same backend: tracked
-    return True
 
 
 class MixedDeviceOp(Rule):

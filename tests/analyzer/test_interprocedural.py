@@ -357,3 +357,18 @@ def test_user_model_sources_sinks_sanitizers() -> None:
     result = run(sources, settings)
     assert found(result) == marks(sources)
     assert not run(sources).diagnostics  # without the model nothing is known
+
+
+def test_constant_keys_of_a_parameter_stay_apart() -> None:
+    sources = {
+        "main.py": RT + """
+            def show(batch):
+                batch["w"].numpy()
+                return batch["x"].numpy()
+
+            def main():
+                show({"x": dispatch.placeholder((2,)), "w": dispatch.ones((2,))})  # expect: DL003
+                show({"x": dispatch.ones((2,)), "w": dispatch.ones((2,))})
+        """,
+    }
+    assert found(run(sources)) == marks(sources)
