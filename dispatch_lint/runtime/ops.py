@@ -26,6 +26,7 @@ __all__ = [
     "infer",
     "normalize_axis",
     "normalize_shape",
+    "spelled",
     "reshape_target",
     "transpose_axes",
 ]

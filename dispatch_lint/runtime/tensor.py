@@ -541,7 +541,7 @@ def _reduce(op: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
 def _apply(op: str, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
     """Run (or record) ``op`` on tensors after checking their devices."""
     dev = inputs[0]._device
-    if len(inputs) == 2:
+    if len(inputs) == 2 and inputs[1]._device is not dev:
         dev = _join_devices(op, inputs[0], inputs[1])
     if dev._capture is not None:
         shape, dtype = ops.infer(

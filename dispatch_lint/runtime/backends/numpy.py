@@ -13,6 +13,17 @@ __all__ = ["KERNELS", "NumPyKernels"]
 Axis = int | tuple[int, ...] | None
 
 
+#: Dtypes whose np.mean accumulates in the dtype itself (float16 accumulates in float32).
+_SELF_ACCUMULATING = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _count(shape: tuple[int, ...], axis: int | tuple[int, ...]) -> int:
+    count = 1
+    for a in axis if isinstance(axis, tuple) else (axis,):
+        count *= shape[a]
+    return count
+
+
 class NumPyKernels:
     """Kernels over ``numpy.ndarray``; binary kernels broadcast as NumPy does."""
 
@@ -54,6 +65,13 @@ class NumPyKernels:
 
     @staticmethod
     def mean(x: np.ndarray, axis: Axis = None, keepdims: bool = False) -> np.ndarray:
+        if x.dtype in _SELF_ACCUMULATING:
+            # What np.mean computes for these dtypes (the same sum, divided by the count),
+            # without its Python-level argument handling: this sits on every training step.
+            count = x.size if axis is None else _count(x.shape, axis)
+            return np.asarray(
+                np.true_divide(np.add.reduce(x, axis, None, None, keepdims), count)
+            )
         return np.asarray(np.mean(x, axis=axis, keepdims=keepdims))
 
     @staticmethod
