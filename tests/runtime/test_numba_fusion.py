@@ -89,7 +89,7 @@ def apply(op: str, a: dispatch.Tensor, b: object) -> dispatch.Tensor:
 def programs(draw: st.DrawFn) -> dispatch.Program:
     cap = dispatch.Capture()
     pool = placeholders(cap)
-    for _ in range(draw(st.integers(1, 7))):
+    for _ in range(draw(st.integers(1, 10))):
         op = draw(
             st.sampled_from(
                 [*UNARY, *BINARY, "pow", "sum0", "mean_keep", "max", "matmul"]
@@ -112,7 +112,7 @@ def programs(draw: st.DrawFn) -> dispatch.Program:
 
 
 @settings(
-    max_examples=30,
+    max_examples=50,
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
