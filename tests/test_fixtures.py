@@ -39,8 +39,10 @@ import contextlib
 import importlib
 import importlib.util
 import io
+import json
 import os
 import re
+import subprocess
 import sys
 import tokenize
 import traceback
@@ -68,37 +70,7 @@ _PRIVATE_PREFIX = "dispatch_lint_fixture_"
 #: Fixtures on which one side disagrees with DESIGN.md and the agreed semantics, keyed by
 #: (fixture name, "analyzer" | "runtime"). Each entry is a strict xfail: it must keep failing
 #: until the named side is fixed, and then the entry must go.
-KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
-    ("condition_chain_ternary", "analyzer"): (
-        "engine: a chained comparison `0.0 < loss < 1.0` calls bool() on `0.0 < loss` (a "
-        "capture tensor) but is not flagged"
-    ),
-    ("evalkit", "analyzer"): (
-        "engine: the result of `self.total + predictions` (a DL008 op, which raises) is kept as "
-        "a capture value in the self.total slot, so the earlier real call (main.py:11, DL008) "
-        "and result() (metrics.py:16, DL003) are falsely flagged"
-    ),
-    ("format_percent_and_method", "analyzer"): (
-        "engine: `'%.4f' % t` and `'{:.4f}'.format(t)` read a capture tensor's value (the "
-        "runtime raises DL003 there) but are not flagged"
-    ),
-    ("helper_kwargs", "analyzer"): (
-        "engine: a capture tensor passed to a **kwargs parameter does not reach the callee's "
-        "uses of it (named.items()), so DL003 at the call is missed"
-    ),
-    ("lambda_sort_key", "analyzer"): (
-        "engine: a lambda passed as key= to max()/sorted() is not applied to the elements, so "
-        "its item() on capture tensors is missed"
-    ),
-    ("match_mapping_pattern", "analyzer"): (
-        'engine: names bound by a match mapping pattern (`case {"labels": labels}`) do not '
-        "get the kinds of the dict's values, so labels.numpy() is missed"
-    ),
-    ("star_unpacking", "analyzer"): (
-        "engine: `head, *rest = [real, capture, ...]` gives `head` every element's kind "
-        "(false DL001 on head); the list literal has precise slots"
-    ),
-}
+KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {}
 
 Mark = tuple[str, int]  # (path relative to the repo root, 1-based line)
 
@@ -283,6 +255,46 @@ def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
             f"  unexpected (found, not marked):\n{describe(found - expected)}",
             pytrace=False,
         )
+
+
+def test_cli_on_the_whole_folder_reports_the_marks() -> None:
+    """The README's first command: `dispatch-lint fixtures/` finds every fixture's marks, with
+    package modules named from the folder layout and no fixture disturbing another."""
+    command = [
+        sys.executable,
+        "-m",
+        "dispatch_lint.analyzer.cli",
+        "fixtures",
+        "--no-cache",
+    ]
+    run = subprocess.run(
+        [*command, "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr
+    report = json.loads(run.stdout)
+    disputed = {name for name, side in KNOWN_DISAGREEMENTS if side == "analyzer"}
+    settled = [f for f in ALL_FIXTURES if f.name not in disputed]
+    paths = {relative(p) for f in settled for p in f.files}
+    found = {
+        (d["path"], d["line"], d["rule"])
+        for d in report["diagnostics"]
+        if d["path"] in paths
+    }
+    expected = {
+        (p, line, rule)
+        for f in settled
+        for (p, line), rs in f.marks.items()
+        for rule in rs
+    }
+    assert report["files"] == sum(len(f.files) for f in ALL_FIXTURES)
+    assert found == expected, (
+        f"missing:\n{describe(expected - found)}\nunexpected:\n{describe(found - expected)}"
+    )
 
 
 @pytest.mark.parametrize(
