@@ -26,8 +26,8 @@ __all__ = [
     "infer",
     "normalize_axis",
     "normalize_shape",
-    "spelled",
     "reshape_target",
+    "spelled",
     "transpose_axes",
 ]
 
