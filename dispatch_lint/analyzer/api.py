@@ -97,11 +97,13 @@ def check_paths(
     *,
     warn_unused: bool = False,
     trips: Sequence[Trip] = (),
+    force_exclude: bool = False,
     status: Callable[[str, int], None] | None = None,
 ) -> LintRun:
     """Like :func:`lint_paths`, with everything the CLI shows.
 
-    ``warn_unused`` collects unused suppressions; ``trips`` (from a run with
+    ``warn_unused`` collects unused suppressions; ``force_exclude`` applies the configuration's
+    ``exclude`` to files named explicitly too; ``trips`` (from a run with
     ``DISPATCH_LINT_TRIPS`` set, see :mod:`.trips`) confirm findings or add those only the
     run saw; ``status`` is told what the run is doing and on how many files
     (``("reading", 1200)``), for a progress display.
@@ -109,7 +111,9 @@ def check_paths(
     given = [os.fspath(p) for p in paths] or ["."]
     if config is None:
         config = config_for_paths(given)
-    discovery = discover(given, config.exclude, config.root)
+    discovery = discover(
+        given, config.exclude, config.root, force_exclude=force_exclude
+    )
     if status is not None:
         status("reading", len(discovery.files))
     files, read_errors = [], list(discovery.errors)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="configuration file (default: the nearest pyproject.toml with "
         "[tool.dispatch-lint] above the first path)",
+    )
+    run.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply the configuration's exclude to files named on the command line too "
+        "(for pre-commit, which names every changed file)",
     )
     run.add_argument(
         "--trips",
@@ -246,7 +252,7 @@ def _lint(args: argparse.Namespace) -> int:
                 f"dispatch-lint: warning: {args.trips}: skipped {malformed} malformed line(s)\n"
             )
 
-    run = _run(paths, config, args.warn_unused_suppressions, trips)
+    run = _run(paths, config, trips, args)
 
     for error in run.report.errors:
         sys.stderr.write(f"{error.path}: error: {error.message}\n")
@@ -262,12 +268,22 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _run(
-    paths: list[str], config: Config, warn_unused: bool, trips: Sequence[Trip]
+    paths: list[str], config: Config, trips: Sequence[Trip], args: argparse.Namespace
 ) -> LintRun:
     from dispatch_lint.analyzer.api import check_paths
 
+    def lint(status: Callable[[str, int], None] | None = None) -> LintRun:
+        return check_paths(
+            paths,
+            config,
+            warn_unused=args.warn_unused_suppressions,
+            trips=trips,
+            force_exclude=args.force_exclude,
+            status=status,
+        )
+
     if not (sys.stderr.isatty() and os.environ.get("TERM") != "dumb"):
-        return check_paths(paths, config, warn_unused=warn_unused, trips=trips)
+        return lint()
 
     # On a terminal, long runs show what they are doing; rich is imported only once a run
     # turns out to be long.
@@ -285,9 +301,7 @@ def _run(
             display.update(message)
 
     try:
-        return check_paths(
-            paths, config, warn_unused=warn_unused, trips=trips, status=status
-        )
+        return lint(status)
     finally:
         if display is not None:
             display.stop()

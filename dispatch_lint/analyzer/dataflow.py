@@ -179,6 +179,8 @@ class FunctionRun:
         self.is_module = is_module
         #: set while running a class body: functions defined there are its methods
         self.class_info: object = None
+        #: a method's receiver (``self``), for ``super()``
+        self.self_value: Value | None = None
         self.returns: Value = EMPTY
         self.loops: list[LoopFrame] = []
         self.declared_global: set[str] = set()

@@ -194,15 +194,28 @@ def _walk(
                 yield _display(shown, entry.name), location
 
 
+def _excluded_file(excluded: _IgnoreFile, location: Path) -> bool:
+    """Whether ``excluded`` matches the file at ``location`` or one of its folders."""
+    if _verdict(excluded, location, is_dir=False):
+        return True
+    return any(
+        _verdict(excluded, folder, is_dir=True)
+        for folder in location.parents
+        if excluded.base in folder.parents
+    )
+
+
 def discover(
     paths: Sequence[str],
     exclude: Sequence[str] = (),
     exclude_root: Path | None = None,
+    force_exclude: bool = False,
 ) -> Discovery:
     """The ``.py`` files under ``paths`` (files and folders, as given by the user).
 
     ``exclude`` holds gitignore-style patterns relative to ``exclude_root`` (the configuration
-    file's folder). A given path that does not exist, or is not a file or folder, and a folder
+    file's folder). They prune folder walks; with ``force_exclude`` they also drop files named
+    explicitly (pre-commit names every changed file, excluded or not). A given path that does not exist, or is not a file or folder, and a folder
     that cannot be listed, are refused with a :class:`FileError`; the others are still walked.
     """
     cwd = Path.cwd()
@@ -237,6 +250,12 @@ def discover(
                 given, location, ignores, {(root.st_dev, root.st_ino)}, errors
             )
         elif stat.S_ISREG(mode):
+            if (
+                force_exclude
+                and excluded is not None
+                and _excluded_file(excluded, location)
+            ):
+                continue
             walked = iter([(os.path.normpath(given), location)])
         else:
             errors.append(FileError(given, "not a regular file or folder"))

@@ -397,8 +397,8 @@ class Program:
         func = run.func
         if func is None or func.cls is None:
             return Value.of(UNKNOWN)
-        return Value.of(Ref("<super>", key=("super", func.cls.key), bound=Value.of(
-            Inst(func.cls.key))))
+        receiver = run.self_value or Value.of(Inst(func.cls.key))
+        return Value.of(Ref("<super>", key=("super", func.cls.key), bound=receiver))
 
     def super_attribute(self, ref: Ref, name: str) -> Value:
         cls_key = ref.key[1]  # type: ignore[index]
@@ -410,15 +410,19 @@ class Program:
 
     # ------------------------------------------------------------------ summaries
 
-    def summary(self, info: FuncInfo, closure: Closure | None) -> Summary:
-        key: tuple[object, ...] = (info.key, closure.captured if closure else None)
+    def summary(self, info: FuncInfo, closure: Closure | None, self_cls: object = None
+                ) -> Summary:
+        """The summary of ``info`` (a closure: with its captured values; a method: for
+        receivers of class ``self_cls``, so that ``self.forward()`` in a base class reaches
+        the subclass's override)."""
+        key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls)
         if key in self.done or key in self.in_progress:
             return self.summaries.get(key, EMPTY_SUMMARY)
         if info.file in self.errors:
             return EMPTY_SUMMARY
         self.in_progress.add(key)
         try:
-            summary = self._summarize(info, closure)
+            summary = self._summarize(info, closure, self_cls)
         except RecursionError:
             self.errors[info.file] = "internal error: code nested too deeply to analyse"
             summary = EMPTY_SUMMARY
@@ -434,16 +438,18 @@ class Program:
         self.summaries[key] = summary
         return summary
 
-    def _summarize(self, info: FuncInfo, closure: Closure | None) -> Summary:
+    def _summarize(self, info: FuncInfo, closure: Closure | None, self_cls: object
+                   ) -> Summary:
         captured = {name: value for name, value in closure.captured if name} if closure else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         state = State()
         for index, param in enumerate(info.params):
             if index == 0 and info.cls is not None and info.kind in ("method", "property",
                                                                      "setter"):
-                state.env[param.name] = Value.of(Inst(info.cls.key))
+                state.env[param.name] = Value.of(Inst(self_cls or info.cls.key))
+                run.self_value = state.env[param.name]
             elif index == 0 and info.cls is not None and info.kind == "classmethod":
-                state.env[param.name] = Value.of(Cls(info.cls.key))
+                state.env[param.name] = Value.of(Cls(self_cls or info.cls.key))
             else:
                 step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`")
                 state.env[param.name] = Value.of(
@@ -493,7 +499,19 @@ class Program:
               closure: Closure | None = None) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed."""
-        summary = self.summary(info, closure)
+        if info.cls is not None and receiver is not None:
+            classes = sorted({a.cls for a in receiver if isinstance(a, (Inst, Cls))}, key=id)
+            if len(classes) > 1:
+                return join_all(
+                    self.apply(info, run, receiver.filter(
+                        lambda a, c=c: isinstance(a, (Inst, Cls)) and a.cls == c),
+                        args, kwargs, node, closure)
+                    for c in classes
+                )
+            self_cls = classes[0] if classes and classes[0] != info.cls.key else None
+        else:
+            self_cls = None
+        summary = self.summary(info, closure, self_cls)
         bound = self._bind(info, run, node, receiver, args, kwargs)
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]

@@ -372,3 +372,29 @@ def test_constant_keys_of_a_parameter_stay_apart() -> None:
         """,
     }
     assert found(run(sources)) == marks(sources)
+
+
+def test_template_method_reaches_the_subclass_override() -> None:
+    sources = {
+        "main.py": RT + """
+            class Base:
+                def forward(self, x):
+                    return x
+
+                def train(self, x):
+                    # only a Traced receiver makes this a capture tensor
+                    return self.forward(x).sum().backward()  # expect: DL001
+
+            class Traced(Base):
+                def forward(self, x):
+                    return dispatch.placeholder((2,)) * 2.0
+
+            class Plain(Base):
+                pass
+
+            def main():
+                Plain().train(dispatch.ones((2,), device="autodiff:numpy"))
+                Traced().train(dispatch.ones((2,), device="autodiff:numpy"))
+        """,
+    }
+    assert found(run(sources)) == marks(sources)
