@@ -659,25 +659,29 @@ class FunctionRun:
             if isinstance(test.operator, cst.Or) and not truth:
                 return self.narrow(test.right, self.narrow(test.left, state, False), False)
             return state
-        name = self.capture_test_subject(test, state)
-        if name is not None and name in state.env:
-            value = state.env[name]
-            state.env[name] = narrow_capture(value) if truth else narrow_not_capture(value)
+        subject = self.capture_test_subject(test, state)
+        if subject is not None:
+            name = dotted_name(subject)
+            if name is not None and (name in state.env or "." in name):
+                value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
+                state.env[name] = narrow_capture(value) if truth else narrow_not_capture(value)
         return state
 
-    def capture_test_subject(self, test: cst.BaseExpression, state: State) -> str | None:
-        """The local name ``test`` checks for being a capture tensor, if it is such a check."""
+    def capture_test_subject(self, test: cst.BaseExpression, state: State
+                             ) -> cst.BaseExpression | None:
+        """The name (``t``) or field (``self.t``) ``test`` checks for being a capture tensor,
+        if it is such a check."""
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
             if isinstance(comp.operator, (cst.Is, cst.Equal)) and dotted_name(
                 comp.comparator) == "True":
                 return self.capture_test_subject(test.left, state)
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
-            if isinstance(test.value, cst.Name):
-                return test.value.value
-        if isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name):
+            if _is_narrowable(test.value):
+                return test.value
+        if isinstance(test, cst.Call) and test.args and _is_narrowable(test.args[0].value):
             if self.is_runtime_call(test, "is_capture", state):
-                return test.args[0].value.value
+                return test.args[0].value
         return None
 
     def is_runtime_call(self, call: cst.Call, name: str, state: State) -> bool:
@@ -1047,10 +1051,15 @@ class FunctionRun:
 
     def narrow_after_call(self, node: cst.Call, state: State) -> None:
         """``ensure_not_capture(t)`` raises for capture tensors: afterwards ``t`` is real."""
-        if node.args and isinstance(node.args[0].value, cst.Name):
-            name = node.args[0].value.value
-            if name in state.env and self.is_runtime_call(node, "ensure_not_capture", state):
+        if node.args and _is_narrowable(node.args[0].value):
+            subject = node.args[0].value
+            name = dotted_name(subject)
+            if name is None or not self.is_runtime_call(node, "ensure_not_capture", state):
+                return
+            if name in state.env:
                 state.env[name] = narrow_not_capture(state.env[name])
+            elif "." in name:
+                state.env[name] = narrow_not_capture(self.eval_quiet(subject, state))
 
     def call_attribute(self, receiver: Value, name: str, args: tuple[Value, ...],
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
@@ -1417,6 +1426,13 @@ class FunctionRun:
 _PRINTF_NUMERIC = re.compile(r"%[-+ #0]*[\d*]*(?:\.[\d*]+)?[diouxXeEfFgGc]")
 #: ``str.format`` fields with a format spec (``{:.3f}``, ``{0:>8}``)
 _FORMAT_SPEC = re.compile(r"\{[^{}:]*:[^{}]+\}")
+
+
+def _is_narrowable(node: cst.BaseExpression) -> bool:
+    """A guard can narrow a local name or a field of one (``t``, ``self.t``)."""
+    return isinstance(node, cst.Name) or (
+        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+    )
 
 
 def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:

@@ -259,6 +259,39 @@ CASES: dict[str, str] = {
             x.to_device(c2)  # expect: DL002
             x.to_device(c1)
     """,
+    "training_guard": """
+        from dispatch_lint.runtime import guards
+        def main():
+            with guards.training():
+                x = dispatch.placeholder((2,))  # expect: DL001
+            y = dispatch.placeholder((2,))
+            with guards.training():
+                z = y * 2.0  # expect: DL001
+    """,
+    "import_aliases_and_programs": """
+        from dispatch_lint.runtime import Capture as C, placeholder as ph, NumPy
+        import dispatch_lint.runtime as rt
+        def main():
+            x = ph((2,), device=C())
+            x.to_device(NumPy())  # expect: DL002
+            prog = rt.export(x * 2.0)
+            out = rt.Program.from_json(prog.to_json()).run({"x": [1.0, 2.0]})
+            out.numpy()
+            ad_out = prog.run({"x": [1.0, 2.0]}, device=rt.Autodiff(rt.NumPy()))
+            ad_out.sum().backward()
+            rt.replay(x, {"x": [1.0, 2.0]}).backward()  # expect: DL006
+    """,
+    "guard_on_a_field": """
+        class Holder:
+            def __init__(self, x):
+                self.x = x
+            def read(self):
+                if dispatch.is_capture(self.x):
+                    return None
+                return self.x.numpy()
+        def main():
+            Holder(dispatch.placeholder((2,))).read()
+    """,
 }
 
 
