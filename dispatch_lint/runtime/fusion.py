@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from dispatch_lint.runtime.backends.numpy import KERNELS as REFERENCE
 from dispatch_lint.runtime.fusion_codegen import (
     FUSABLE_DTYPES,
     FusedTerm,
@@ -220,8 +221,6 @@ def _lower(
 
     Returns the values and, for each program node, the index of the value holding its result.
     """
-    from dispatch_lint.runtime.backends.numpy import KERNELS as REFERENCE
-
     values: list[_Value] = []
     where: list[int] = []
 
@@ -229,9 +228,10 @@ def _lower(
         if value.op not in ("input", "const") and all(
             values[i].const is not None for i in value.inputs
         ):
-            folded = _bind_kernel(REFERENCE, value)(
-                *[values[i].const for i in value.inputs]
-            )
+            with np.errstate(all="ignore"):  # as the reference interpreter
+                folded = _bind_kernel(REFERENCE, value)(
+                    *[values[i].const for i in value.inputs]
+                )
             value = _Value(
                 "const", (), value.shape, value.dtype, {}, np.asarray(folded)
             )
