@@ -31,6 +31,9 @@ marked line that starts executing. Then:
   say ``# runtime: unreachable-marks``.
 
 A capture error's ``origin`` (where the capture tensor was born) must point into the fixture.
+
+(c) The CLI run the README shows, ``dispatch-lint fixtures/``, reports exactly the union of the
+marks: package modules get their names from the folder layout and no fixture disturbs another.
 """
 
 from __future__ import annotations
