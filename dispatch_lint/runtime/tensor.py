@@ -39,15 +39,28 @@ from dispatch_lint.runtime.errors import (
 
 __all__ = [
     "Tensor",
+    "abs",
     "arange",
+    "exp",
     "from_array",
     "from_numpy",
     "full",
     "lift",
+    "log",
+    "matmul",
+    "max",
+    "mean",
     "ones",
     "placeholder",
     "rand",
+    "relu",
+    "reshape",
+    "sigmoid",
+    "sqrt",
+    "sum",
+    "tanh",
     "tensor",
+    "transpose",
     "zeros",
 ]
 
@@ -260,14 +273,14 @@ class Tensor:
 
     # -- moves ------------------------------------------------------------------------------
 
-    def to_device(self, target: Device | str) -> Tensor:
-        """This tensor on ``target``.
+    def to_device(self, device: Device | str) -> Tensor:
+        """This tensor on ``device`` (a device or a device string).
 
         A capture tensor stays on its own capture device (DL002 anywhere else); moves between
         autodiff and plain devices are DL007; a real tensor moved onto a capture device
         becomes a constant of that capture graph.
         """
-        target = as_device(target)
+        target = as_device(device)
         source = self._device
         if self._data is None:
             if target == source:
@@ -771,3 +784,77 @@ def lift(t: Tensor, target: Autodiff) -> Tensor:
             f"{target!r}.wrap() takes a tensor on {inner!r}, got one on {t._device!r}"
         )
     return _real(t._data, target)
+
+
+# -- the ops as functions (``dispatch.exp(t)`` as ``torch.exp(t)``) -----------------------------
+# ``abs``, ``sum`` and ``max`` shadow the builtins from here on; nothing in this module uses
+# the builtins, and users reach these as ``dispatch.sum`` only.
+
+
+def exp(t: Tensor) -> Tensor:
+    """``t.exp()``."""
+    return t.exp()
+
+
+def log(t: Tensor) -> Tensor:
+    """``t.log()``."""
+    return t.log()
+
+
+def sqrt(t: Tensor) -> Tensor:
+    """``t.sqrt()``."""
+    return t.sqrt()
+
+
+def tanh(t: Tensor) -> Tensor:
+    """``t.tanh()``."""
+    return t.tanh()
+
+
+def sigmoid(t: Tensor) -> Tensor:
+    """``t.sigmoid()``."""
+    return t.sigmoid()
+
+
+def relu(t: Tensor) -> Tensor:
+    """``t.relu()``."""
+    return t.relu()
+
+
+def abs(t: Tensor) -> Tensor:
+    """``t.abs()``."""
+    return t.abs()
+
+
+def sum(t: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``t.sum(axis, keepdims)``."""
+    return t.sum(axis=axis, keepdims=keepdims)
+
+
+def mean(t: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``t.mean(axis, keepdims)``."""
+    return t.mean(axis=axis, keepdims=keepdims)
+
+
+def max(t: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``t.max(axis, keepdims)``."""
+    return t.max(axis=axis, keepdims=keepdims)
+
+
+def matmul(a: Tensor, b: Any) -> Tensor:
+    """``a @ b``."""
+    return (
+        _binary("matmul", a, b)
+        if isinstance(a, Tensor)
+        else _binary("matmul", b, a, True)
+    )
+
+
+def reshape(t: Tensor, *shape: Any) -> Tensor:
+    """``t.reshape(*shape)``."""
+    return t.reshape(*shape)
+
+
+def transpose(t: Tensor, *axes: Any) -> Tensor:
+    """``t.transpose(*axes)``."""
+    return t.transpose(*axes)

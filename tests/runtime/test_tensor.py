@@ -129,6 +129,21 @@ def test_unary_reduction_and_shape_ops_match_numpy() -> None:
     assert t.sum().shape == () and t.sum().item() == pytest.approx(x.sum())
 
 
+def test_ops_as_functions_match_the_methods() -> None:
+    t = dispatch.tensor([[1.0, -2.0], [3.0, 4.0]])
+    for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs"):
+        expected = getattr(t.abs() if name in ("log", "sqrt") else t, name)().numpy()
+        got = getattr(dispatch, name)(t.abs() if name in ("log", "sqrt") else t).numpy()
+        np.testing.assert_array_equal(got, expected, err_msg=name)
+    assert (
+        dispatch.sum(t, axis=0).tolist() == [4.0, 2.0] and dispatch.max(t).item() == 4.0
+    )
+    assert dispatch.mean(t, axis=1, keepdims=True).tolist() == [[-0.5], [3.5]]
+    assert dispatch.matmul(t, t).tolist() == (t @ t).tolist()
+    assert dispatch.transpose(t).tolist() == t.T.tolist()
+    assert dispatch.reshape(t, 4).tolist() == [1.0, -2.0, 3.0, 4.0]
+
+
 def test_transpose_takes_a_permutation_or_two_axes_to_swap() -> None:
     x = dispatch.zeros((2, 3, 4))
     assert x.transpose(2, 0, 1).shape == (4, 2, 3)
@@ -180,7 +195,7 @@ def test_bad_input_is_a_clear_error(make, error: type, words: str) -> None:  # t
 
 def test_real_tensors_move_between_devices_with_their_data() -> None:
     t = dispatch.tensor([1.0, 2.0])
-    moved = t.to_device("numba")
+    moved = t.to_device(device="numba")
     assert moved.device == dispatch.Numba() and moved.tolist() == [1.0, 2.0]
     assert t.to_device(dispatch.NumPy()) is t
     x = dispatch.tensor([1.0, 2.0], device="autodiff:numpy").require_grad()
