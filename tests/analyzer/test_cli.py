@@ -360,6 +360,19 @@ def test_exclude_from_config(project: Path, capsys: pytest.CaptureFixture[str]) 
     assert run(capsys)[:2] == (0, "All checks passed (1 file checked).\n")
 
 
+def test_force_exclude_for_files_named_by_pre_commit(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nexclude = ['bad.py']\n"
+    )
+    assert run(capsys, "bad.py", "good.py")[0] == 1
+    assert run(capsys, "--force-exclude", "bad.py", "good.py")[:2] == (
+        0,
+        "All checks passed (1 file checked).\n",
+    )
+
+
 def test_real_process_pipes_have_no_colour_and_no_traceback(project: Path) -> None:
     result = run_process(".", cwd=project, env={"NO_COLOR": "", "FORCE_COLOR": ""})
     assert result.returncode == 1

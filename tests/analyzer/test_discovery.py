@@ -174,3 +174,11 @@ def test_folder_that_cannot_be_listed_is_an_error(
     assert [(e.path, e.message) for e in discovery.errors] == [
         ("locked", "cannot list folder: Permission denied")
     ]
+
+
+def test_force_exclude_drops_explicit_files_the_config_excludes(in_tmp: Path) -> None:
+    _touch(in_tmp, "generated/deep/g.py", "gen_x.py", "src/m.py")
+    options = {"exclude": ["generated/", "gen_*.py"], "exclude_root": in_tmp}
+    named = ["generated/deep/g.py", "gen_x.py", "src/m.py"]
+    assert _found(named, **options) == sorted(named)
+    assert _found(named, force_exclude=True, **options) == ["src/m.py"]

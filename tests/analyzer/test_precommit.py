@@ -33,6 +33,8 @@ def test_hook_definition() -> None:
     assert hook["language"] == "python"
     assert hook["types"] == ["python"]
     assert hook.get("pass_filenames", True) is True
+    # pre-commit names every changed file; the project's own excludes must still hold.
+    assert hook["args"] == ["--force-exclude"]
 
 
 def _index_reachable(scratch: Path) -> str | None:
@@ -79,10 +81,15 @@ def try_repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
         "NO_COLOR": "1",
     }
     subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
+    (project / "generated").mkdir()
+    (project / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nexclude = ['generated/']\n", encoding="utf-8"
+    )
     for name, text in (
         ("misuse.py", MISUSE),
         ("broken.py", BROKEN),
         ("clean.py", CLEAN),
+        ("generated/broken.py", BROKEN),
     ):
         (project / name).write_text(text, encoding="utf-8")
     subprocess.run(["git", "add", "."], cwd=project, check=True, env=env)
@@ -124,6 +131,6 @@ def test_hook_fails_on_misuse(try_repo) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_hook_passes_on_clean_code(try_repo) -> None:  # type: ignore[no-untyped-def]
-    result = try_repo("clean.py")
+    result = try_repo("clean.py", "generated/broken.py")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
