@@ -30,6 +30,8 @@ from dispatch_lint.catalog import rule
 
 __all__ = ["SourceFile", "SinkSpec", "AnalysisSettings", "AnalysisResult", "analyze"]
 
+#: Longer traces keep their first and last steps.
+MAX_TRACE_STEPS = 40
 #: Recursion limit while analysing: enough for the deepest expressions CPython compiles.
 ANALYSIS_RECURSION_LIMIT = 12000
 
@@ -279,6 +281,9 @@ class Reporter:
         spec = rule(hit.rule)
         line, column, end_line, end_column = self.position(event.file, event.node)
         steps = hit.trace.steps() if hit.trace is not None else [event.sink]
+        if len(steps) > MAX_TRACE_STEPS:
+            # A flow through a long call chain: its start and its end tell the story.
+            steps = steps[:MAX_TRACE_STEPS // 4] + steps[-(MAX_TRACE_STEPS * 3 // 4):]
         trace = tuple(self.trace_step(s) for s in steps)
         origin = self.origin(steps, trace, event.file)
         message = f"{spec.message}: {hit.what}"

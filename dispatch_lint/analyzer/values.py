@@ -232,33 +232,44 @@ def code_of(node: cst.CSTNode, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-@dataclass(frozen=True)
 class Trace:
-    """A persistent linked list of steps, newest last; shared tails keep it cheap."""
+    """A persistent list of steps, newest last: each node adds one step after its parent, or
+    splices a whole trace (``prefix``) before its parent. Extending is O(1); shared tails keep
+    traces cheap however long the call chains they follow."""
 
-    step: Step
-    parent: Trace | None = None
-    length: int = 1
+    __slots__ = ("step", "parent", "prefix", "length")
+
+    def __init__(self, step: Step | None, parent: Trace | None = None,
+                 length: int | None = None, prefix: Trace | None = None) -> None:
+        self.step = step
+        self.parent = parent
+        self.prefix = prefix
+        if length is None:
+            length = (parent.length if parent else 0) + (1 if step is not None else 0)
+        self.length = length
 
     def then(self, step: Step) -> Trace:
         return Trace(step, self, self.length + 1)
 
     def extend(self, other: Trace | None) -> Trace:
-        """``other``'s steps after this trace's steps."""
-        steps = list(other.steps()) if other is not None else []
-        trace = self
-        for step in steps:
-            trace = trace.then(step)
-        return trace
+        """This trace's steps, then ``other``'s."""
+        if other is None:
+            return self
+        return Trace(None, other, self.length + other.length, prefix=self)
 
     def steps(self) -> list[Step]:
-        out: list[Step] = []
-        node: Trace | None = self
-        while node is not None:
-            out.append(node.step)
-            node = node.parent
-        out.reverse()
-        return out
+        backwards: list[Step] = []
+        pending: list[Trace] = [self]
+        while pending:
+            node: Trace | None = pending.pop()
+            while node is not None:
+                if node.prefix is not None:
+                    pending.append(node.prefix)  # its steps come before the parent's
+                elif node.step is not None:
+                    backwards.append(node.step)
+                node = node.parent
+        backwards.reverse()
+        return backwards
 
 
 def _shorter(a: Trace | None, b: Trace | None) -> Trace | None:
