@@ -259,23 +259,23 @@ def _names(specs: Mapping[str, InputSpec]) -> str:
 
 
 def _conform(name: str, value: Any, spec: InputSpec) -> np.ndarray:
-    given_array = isinstance(value, (np.ndarray, np.generic))
     try:
         array = np.asarray(value)
-    except (ValueError, TypeError) as exc:
+    except ValueError as exc:
+        raise ValueError(
+            f"program input {name!r} is not a rectangular array: {exc}"
+        ) from None
+    except TypeError as exc:
         raise TypeError(f"program input {name!r} is not array-like: {exc}") from None
     if array.dtype != spec.dtype:
+        # Same-kind casts are what users mean (np.ones() float64 data for a float32
+        # placeholder, ints for floats); floats for an int placeholder, or text, are mistakes.
         if array.dtype.kind not in "biuf" or not np.can_cast(
             array.dtype, spec.dtype, casting="same_kind"
         ):
             raise TypeError(
                 f"program input {name!r} has dtype {array.dtype}; the placeholder is "
                 f"{spec.dtype}"
-            )
-        if given_array and array.dtype.kind != spec.dtype.kind:
-            raise TypeError(
-                f"program input {name!r} has dtype {array.dtype}; the placeholder is "
-                f"{spec.dtype} (convert it explicitly)"
             )
         array = array.astype(spec.dtype)
     if array.shape != spec.shape:

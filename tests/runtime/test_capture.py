@@ -211,12 +211,9 @@ def test_malformed_program_json_is_a_clear_value_error(edit, words: str) -> None
             ValueError,
             r"'x' has shape \(3,\); the placeholder is \(2,\)",
         ),
-        (
-            {"x": np.array([1, 2])},
-            TypeError,
-            "'x' has dtype int64; the placeholder is float32",
-        ),
-        ({"x": ["a", "b"]}, TypeError, "'x' has dtype"),
+        ({"x": ["a", "b"]}, TypeError, "'x' has dtype <U1; the placeholder is float32"),
+        ({"x": [[1.0], [2.0, 3.0]]}, ValueError, "'x' is not a rectangular array"),
+        ({"x": 5.0}, ValueError, r"'x' has shape \(\); the placeholder is \(2,\)"),
     ],
 )
 def test_bad_program_inputs_name_the_problem(
@@ -225,6 +222,18 @@ def test_bad_program_inputs_name_the_problem(
     program = dispatch.export(dispatch.placeholder((2,), name="x") * 2.0)
     with pytest.raises(error, match=words):
         program.run(inputs)
+
+
+def test_inputs_are_cast_within_their_kind_but_never_truncated() -> None:
+    f = dispatch.placeholder((2,), name="f")
+    i = dispatch.placeholder((2,), name="i", dtype="int64")
+    assert dispatch.export(f).run({"f": np.ones(2)}).dtype == "float32"
+    assert dispatch.export(f).run({"f": np.arange(2)}).tolist() == [0.0, 1.0]
+    assert dispatch.export(i).run({"i": np.arange(2, dtype=np.int32)}).dtype == "int64"
+    with pytest.raises(
+        TypeError, match="'i' has dtype float64; the placeholder is int64"
+    ):
+        dispatch.export(i).run({"i": np.array([1.5, 2.0])})
 
 
 def test_run_refuses_capture_inputs_and_capture_devices() -> None:
