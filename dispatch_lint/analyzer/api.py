@@ -49,8 +49,6 @@ class LintRun:
     notes: tuple[FileError, ...] = ()
     #: The raw bytes of each file with a finding, by shown path (for source excerpts).
     sources: Mapping[str, bytes] = field(default_factory=dict, compare=False)
-    #: The shown path of every checked file, by its real path (to match runtime trips).
-    checked: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 def lint_source(
@@ -146,7 +144,6 @@ def check_paths(
         unused_suppressions=run.unused_suppressions,
         notes=run.notes,
         sources=run.sources,
-        checked=checked,
     )
 
 
