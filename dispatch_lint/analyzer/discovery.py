@@ -1,8 +1,8 @@
 """Which files to check: walking the given paths, honouring ``.gitignore`` and ``exclude``.
 
 Paths are shown to the user as given on the command line (``src/pkg/mod.py`` when ``src`` was
-given, ``mod.py`` when ``.`` was). A file named explicitly is always checked, even when a
-pattern excludes it; patterns only prune what a folder walk finds.
+given, ``mod.py`` when ``.`` was). A file named explicitly is checked even when a pattern
+excludes it (unless ``force_exclude`` is asked for); patterns prune what a folder walk finds.
 """
 
 from __future__ import annotations
