@@ -503,8 +503,8 @@ def _join_devices(op: str, a: Tensor, b: Tensor) -> Device:
     )
 
 
-def _operand(value: Any, like: Tensor) -> Tensor | None:
-    """A Python scalar or NumPy array as a constant tensor on ``like``'s device, else None."""
+def _operand_array(value: Any, like: Tensor) -> np.ndarray | None:
+    """A Python scalar or NumPy array as the array of a constant operand, else None."""
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
     elif isinstance(value, (bool, int, float)):
@@ -515,18 +515,24 @@ def _operand(value: Any, like: Tensor) -> Tensor | None:
         return None
     if array.dtype not in ops.SUPPORTED_DTYPES:
         raise TypeError(f"cannot combine a tensor with a value of dtype {array.dtype}")
-    dev = like._device
-    if dev._capture is not None:
-        return _constant(array, dev, like._origin)
-    return _real(array, dev)
+    return array
 
 
 def _binary(op: str, a: Tensor, b: Any, reflected: bool = False) -> Any:
     if b.__class__ is not Tensor and not isinstance(b, Tensor):
-        converted = _operand(b, a)
-        if converted is None:
+        array = _operand_array(b, a)
+        if array is None:
             return NotImplemented
-        b = converted
+        dev = a._device
+        if dev._capture is None:
+            b = _real(array, dev)
+        else:
+            # Validate before recording the constant: a failed op leaves no trace in the graph.
+            shapes, dtypes = (a.shape, array.shape), (a.dtype, array.dtype)
+            if reflected:
+                shapes, dtypes = shapes[::-1], dtypes[::-1]
+            ops.infer(op, shapes, dtypes, {})
+            b = _constant(array, dev, a._origin)
     if reflected:
         a, b = b, a
     return _apply(op, (a, b), {})

@@ -265,6 +265,12 @@ def test_a_failed_operation_leaves_the_graph_usable() -> None:
         x.sum(axis=2)
     with pytest.raises(ValueError, match="cannot reshape"):
         x.reshape(4, 2)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        x * np.ones(4)
+    with pytest.raises(ValueError, match="@ needs tensors with at least 1 dim"):
+        2.0 @ x
+    recorded = len(cap.graph.nodes)
+    assert recorded == 2  # the placeholders: no failed op left a node behind
     y = (x * 2.0).sum(axis=1)
     assert dispatch.replay(y, {"x": np.ones((2, 3), np.float32)}).tolist() == [6.0, 6.0]
 
