@@ -88,6 +88,10 @@ def no_capture(function: F) -> F:
     def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if get_mode() == "off":
             return
+        # The common case (no capture tensor anywhere) must stay cheap: a training step is
+        # called in a loop. Names for the message are worked out only on failure.
+        if all(_first_capture(v) is None for v in (*args, *kwargs.values())):
+            return
         for name, value in _named_arguments(signature, args, kwargs):
             found = _first_capture(value)
             if found is not None:
@@ -117,9 +121,8 @@ def _named_arguments(
     try:
         bound = signature.bind(*args, **kwargs) if signature is not None else None
     except TypeError:
-        bound = (
-            None  # the call itself is wrong; let the function raise its own TypeError
-        )
+        # The call itself is wrong; name the arguments by position and keyword.
+        bound = None
     if bound is None:
         return [(f"argument {i}", a) for i, a in enumerate(args)] + list(kwargs.items())
     named: list[tuple[str, Any]] = []
