@@ -61,6 +61,23 @@ def parse_module(source: bytes) -> libcst.Module:
     import libcst
 
     try:
-        return libcst.parse_module(source)
-    except (libcst.ParserSyntaxError, RecursionError, MemoryError) as exc:
+        try:
+            return libcst.parse_module(source)
+        except (SyntaxError, UnicodeDecodeError):
+            # CPython 3.10/3.11 compile bytes that are not valid in their declared encoding
+            # when they sit in a comment; libcst decodes the whole file first and refuses.
+            # The analysis never needs a comment's text, so decode leniently and parse that.
+            return libcst.parse_module(_decode_leniently(source))
+    except (libcst.ParserSyntaxError, SyntaxError, RecursionError, MemoryError) as exc:
         raise ParseFailure(f"libcst cannot parse this file: {exc}".splitlines()[0]) from exc
+
+
+def _decode_leniently(source: bytes) -> str:
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    return source.decode(encoding, errors="replace")
