@@ -34,3 +34,41 @@ def test_quickstart_has_the_two_commands_ci_runs() -> None:
     test_command = quickstart_command("test")
     assert test_command.startswith('pip install ".[test]"')
     assert "quickstart:test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def readme_example() -> str:
+    section = README.split("## The runtime in 20 lines", 1)[1]
+    return re.search(r"```python\n(.+?)```", section, re.S).group(1)
+
+
+def test_readme_runtime_example_runs_and_stops_at_the_capture_backward(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    example = tmp_path / "example.py"
+    example.write_text(readme_example(), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(example)], capture_output=True, text=True, cwd=tmp_path,
+        timeout=120,
+    )
+    last_line = len(readme_example().splitlines())
+    assert done.returncode == 1
+    assert "CaptureAutodiffError: Capture tensors do not support autodiff" in done.stderr
+    assert f'example.py", line {last_line}' in done.stderr
+    assert "tensor(" in done.stdout  # the gradient and the replayed result were printed
+
+
+def test_readme_runtime_example_is_flagged_by_the_linter_on_the_same_line() -> None:
+    from dispatch_lint import lint_source
+
+    found = [(d.line, d.rule) for d in lint_source(readme_example(), path="example.py")]
+    assert found == [(len(readme_example().splitlines()), "DL001")]
+
+
+def test_readme_configuration_example_is_accepted(tmp_path: Path) -> None:
+    from dispatch_lint.analyzer.cli import main
+
+    toml = re.search(r"```toml\n(.+?)```", README, re.S).group(1)
+    (tmp_path / "pyproject.toml").write_text(toml, encoding="utf-8")
+    (tmp_path / "clean.py").write_text("x = 1\n", encoding="utf-8")
+    assert main([str(tmp_path / "clean.py"), "--config", str(tmp_path / "pyproject.toml")]) == 0
