@@ -13,7 +13,10 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
   never fused; a lone arithmetic node runs as its NumPy ufunc too, which needs no compile;
 - matmuls, reductions and shape ops run as kernels of the device's kernel table;
 - every element-wise result that is not a program output is written into a buffer from a
-  reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place.
+  reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place;
+- consecutive element-wise steps over one large shape run chunk by chunk on every core
+  (``fusion_threads``): ufuncs release the GIL, chunks write disjoint ranges, so the result
+  is the single-threaded one bit for bit. Reductions and matmuls are never split.
 
 Plans are cached in the program's own ``cache`` dict; each thread running a plan has its own
 workspace, so threads never share a buffer.
@@ -21,6 +24,7 @@ workspace, so threads never share a buffer.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from dispatch_lint.runtime import fusion_threads
 from dispatch_lint.runtime.backends.numpy import KERNELS as REFERENCE
 from dispatch_lint.runtime.fusion_codegen import (
     FUSABLE_DTYPES,
@@ -38,7 +43,15 @@ from dispatch_lint.runtime.fusion_codegen import (
     literal,
 )
 
-__all__ = ["FusionStats", "ProgramPlan", "plan_program", "run_planned", "stats"]
+__all__ = [
+    "CHUNK_ELEMENTS",
+    "CHUNK_THRESHOLD",
+    "FusionStats",
+    "ProgramPlan",
+    "plan_program",
+    "run_planned",
+    "stats",
+]
 
 _COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
 #: Element-wise ops a generated kernel computes (``pow`` only by a small integer constant).
@@ -79,6 +92,13 @@ _UFUNCS: dict[str, np.ufunc] = {
     "tanh": np.tanh,
     "relu": np.maximum,
 }
+#: Element-wise steps of at least this many elements run in chunks on every core: below it,
+#: waking a helper thread costs more than the half of the step it takes over.
+CHUNK_THRESHOLD = 1 << 17
+#: Elements per chunk: enough that the Python cost of a chunk is small next to its work,
+#: few enough that a chunk's intermediates stay in cache between the steps of a run.
+CHUNK_ELEMENTS = 1 << 15
+_NEVER = 1 << 62
 #: Exponents of ``pow`` by a constant that a fused kernel unrolls into multiplications.
 _UNROLLED_EXPONENTS = frozenset({1, 2, 3, 4})
 
@@ -111,14 +131,18 @@ class _UfuncStep:
     dtype: np.dtype
     fused: bool = False  # a generated kernel rather than a NumPy ufunc
 
-    def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
+    def buffer(self, workspace: list[np.ndarray | None]) -> np.ndarray:
+        """The array this step writes: its workspace slot's, or a fresh one for an output."""
         slot = self.slot
         if slot is None:
-            out = np.empty(self.shape, self.dtype)
-        else:
-            out = workspace[slot]
-            if out is None:
-                out = workspace[slot] = np.empty(self.shape, self.dtype)
+            return np.empty(self.shape, self.dtype)
+        out = workspace[slot]
+        if out is None:
+            out = workspace[slot] = np.empty(self.shape, self.dtype)
+        return out
+
+    def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
+        out = self.buffer(workspace)
         # ``out`` passed positionally: the ufunc's keyword parsing is a measurable share of
         # a small array's run.
         arguments = self.arguments
@@ -142,6 +166,42 @@ class _KernelStep:
 
     def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
         values[self.target] = self.kernel(*[values[i] for i in self.arguments])
+
+
+#: Where a chunked step reads an argument: the whole array (it broadcasts along the chunked
+#: axis) or the chunk's index into it (it has the chunked axis at full length).
+_Index = tuple[slice, ...] | None
+
+
+@dataclass(frozen=True)
+class _ChunkedSteps:
+    """Consecutive element-wise steps over one large shape, run chunk by chunk on every core.
+
+    The chunks split the first axis longer than 1 into ranges; each chunk runs all the steps
+    on its range in turn (its intermediates are still in cache for the next step). Chunks
+    write disjoint ranges, and element-wise ufuncs compute each element alone, so the result
+    is the single-threaded one bit for bit (ranges start at multiples of 64 elements so
+    NumPy's SIMD loops group elements as they do over the whole array).
+    """
+
+    steps: tuple[_UfuncStep, ...]
+    #: For each chunk, for each step: the index of its output, and of each argument.
+    indices: tuple[tuple[tuple[tuple[slice, ...], tuple[_Index, ...]], ...], ...]
+
+    def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
+        for step in self.steps:
+            values[step.target] = step.buffer(workspace)
+        steps, indices = self.steps, self.indices
+
+        def run_chunk(chunk: int) -> None:
+            for step, (out_index, argument_indices) in zip(steps, indices[chunk]):
+                arguments = [
+                    values[i] if index is None else values[i][index]
+                    for i, index in zip(step.arguments, argument_indices)
+                ]
+                step.ufunc(*arguments, values[step.target][out_index])
+
+        fusion_threads.pool().run(run_chunk, len(indices))
 
 
 def _bind_kernel(kernels: Any, value: _Value) -> Callable[..., np.ndarray]:
@@ -174,7 +234,7 @@ class ProgramPlan:
         self,
         values: list[_Value],
         inputs: tuple[tuple[int, str], ...],
-        steps: tuple[_UfuncStep | _KernelStep, ...],
+        steps: tuple[_UfuncStep | _KernelStep | _ChunkedSteps, ...],
         outputs: tuple[int, ...],
         slots: tuple[tuple[tuple[int, ...], np.dtype], ...],
     ) -> None:
@@ -194,7 +254,20 @@ class ProgramPlan:
     @property
     def fused_kernels(self) -> int:
         """How many steps run a generated (fused) kernel."""
-        return sum(1 for s in self.steps if isinstance(s, _UfuncStep) and s.fused)
+        return sum(
+            1 for s in self._flat_steps() if isinstance(s, _UfuncStep) and s.fused
+        )
+
+    @property
+    def chunked_steps(self) -> int:
+        """How many steps run in chunks on every core."""
+        return sum(len(s.steps) for s in self.steps if isinstance(s, _ChunkedSteps))
+
+    def _flat_steps(self) -> list[_UfuncStep | _KernelStep]:
+        flat: list[_UfuncStep | _KernelStep] = []
+        for step in self.steps:
+            flat.extend(step.steps if isinstance(step, _ChunkedSteps) else [step])
+        return flat
 
     def run(self, arrays: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """Execute the plan on named input arrays; returns one fresh array per output."""
@@ -298,8 +371,18 @@ def plan_program(
     nodes: Sequence[Any],
     outputs: Sequence[int],
     kernels: Any,
+    *,
+    chunk_threshold: int | None = None,
+    chunk_elements: int = CHUNK_ELEMENTS,
 ) -> ProgramPlan:
-    """Plan a program's nodes (topologically ordered) into steps; see the module docstring."""
+    """Plan a program's nodes (topologically ordered) into steps; see the module docstring.
+
+    Element-wise steps of at least ``chunk_threshold`` elements (default: ``CHUNK_THRESHOLD``
+    when more than one thread is available, else never) run in chunks of about
+    ``chunk_elements`` elements on every core.
+    """
+    if chunk_threshold is None:
+        chunk_threshold = CHUNK_THRESHOLD if fusion_threads.threads() > 1 else _NEVER
     values, output_values = _lower(nodes, outputs)
     count = len(values)
     consumers: list[list[int]] = [[] for _ in range(count)]
@@ -398,10 +481,98 @@ def plan_program(
         else:
             steps.append(_KernelStep(_bind_kernel(kernels, value), value.inputs, index))
 
+    # A view of a workspace buffer may overlap what a chunk writes elsewhere in that buffer
+    # (x.T read while x's slot is overwritten): steps reading one run whole, where NumPy's
+    # overlap check copies as needed.
+    reads_workspace_view = [
+        any(
+            i < count and storage[i] != i and storage[i] in slot_of
+            for i in step.arguments
+        )
+        for step in steps
+    ]
+    planned = _chunk_large_steps(
+        values, steps, reads_workspace_view, chunk_threshold, chunk_elements
+    )
     inputs = tuple(
         (i, v.attrs["name"]) for i, v in enumerate(values) if v.op == "input"
     )
-    return ProgramPlan(values, inputs, tuple(steps), tuple(output_values), tuple(slots))
+    return ProgramPlan(values, inputs, planned, tuple(output_values), tuple(slots))
+
+
+def _chunk_large_steps(
+    values: list[_Value],
+    steps: list[_UfuncStep | _KernelStep],
+    excluded: list[bool],
+    threshold: int,
+    chunk_elements: int,
+) -> tuple[_UfuncStep | _KernelStep | _ChunkedSteps, ...]:
+    """Runs of consecutive element-wise steps of one shape of at least ``threshold``
+    elements become ``_ChunkedSteps`` of about ``chunk_elements`` elements per chunk."""
+    planned: list[_UfuncStep | _KernelStep | _ChunkedSteps] = []
+    run: list[_UfuncStep] = []
+
+    def close_run() -> None:
+        if run:
+            indices = _chunk_indices(values, run, chunk_elements)
+            planned.extend(
+                run if indices is None else [_ChunkedSteps(tuple(run), indices)]
+            )
+            run.clear()
+
+    for step, skip in zip(steps, excluded):
+        large = (
+            isinstance(step, _UfuncStep)
+            and not skip
+            and math.prod(step.shape) >= threshold
+        )
+        if not large or (run and run[0].shape != step.shape):
+            close_run()
+        if large:
+            run.append(step)  # type: ignore[arg-type]
+        else:
+            planned.append(step)
+    close_run()
+    return tuple(planned)
+
+
+#: Chunks start at multiples of this many elements: NumPy's SIMD loops (up to 64 bytes of
+#: float32 per vector, unrolled) then group a chunk's elements as they group the whole array's.
+_CHUNK_ALIGNMENT = 64
+
+
+def _chunk_indices(
+    values: list[_Value], run: list[_UfuncStep], chunk_elements: int
+) -> tuple[tuple[tuple[tuple[slice, ...], tuple[_Index, ...]], ...], ...] | None:
+    """Each chunk's output and argument indices for a run of steps, or None for one chunk."""
+    shape = run[0].shape
+    axis = next((a for a, extent in enumerate(shape) if extent > 1), None)
+    if axis is None:
+        return None
+    length, inner = shape[axis], math.prod(shape[axis + 1 :])
+    step_rows = _CHUNK_ALIGNMENT // math.gcd(_CHUNK_ALIGNMENT, inner)
+    rows = max(1, -(-chunk_elements // inner))
+    rows = -(-rows // step_rows) * step_rows
+    if rows >= length:
+        return None
+    chunks = []
+    for start in range(0, length, rows):
+        window = slice(start, min(start + rows, length))
+        per_step = []
+        for step in run:
+            argument_indices = []
+            for i in step.arguments:
+                argument_shape = values[i].shape
+                position = axis - (len(shape) - len(argument_shape))
+                if position >= 0 and argument_shape[position] == length:
+                    argument_indices.append((slice(None),) * position + (window,))
+                else:
+                    argument_indices.append(None)  # broadcast along the chunked axis
+            per_step.append(
+                ((slice(None),) * axis + (window,), tuple(argument_indices))
+            )
+        chunks.append(tuple(per_step))
+    return tuple(chunks)
 
 
 def _group(values: list[_Value], absorbed: list[bool], root: int) -> list[int]:

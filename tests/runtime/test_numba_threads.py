@@ -1,0 +1,260 @@
+"""Fused replay on every core: large element-wise steps run in chunks on a thread pool, with
+the single-threaded results bit for bit, from any number of calling threads."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dispatch_lint import runtime as dispatch
+from dispatch_lint.runtime import fusion, fusion_threads
+from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
+
+# Large enough that the default plan chunks the element-wise steps over (ROWS, COLS).
+ROWS, COLS = 1030, 260
+assert ROWS * COLS >= fusion.CHUNK_THRESHOLD
+RNG = np.random.default_rng(30)
+INPUTS = {
+    "x": (RNG.standard_normal((ROWS, COLS)) * 2).astype(np.float32),
+    "y": (RNG.standard_normal((COLS,)) * 2).astype(np.float32),  # broadcast along rows
+    "r": (RNG.standard_normal((ROWS, 1)) * 2).astype(np.float32),  # along columns
+    "n": RNG.integers(-3, 4, size=(ROWS, COLS)).astype(np.int64),
+}
+UNSPLIT = {"chunk_threshold": 1 << 62}
+# Odd, tiny chunks: many of them, the last one short.
+TINY = {"chunk_threshold": 1, "chunk_elements": 3000}
+
+
+def placeholders(cap: dispatch.Device) -> dict[str, dispatch.Tensor]:
+    return {
+        name: dispatch.placeholder(
+            value.shape, device=cap, name=name, dtype=value.dtype
+        )
+        for name, value in INPUTS.items()
+    }
+
+
+def run_plan(program: dispatch.Program, **options: int) -> list[np.ndarray]:
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **options)
+    return plan.run({name: INPUTS[name] for name in program.inputs})
+
+
+def assert_identical(expected: list[np.ndarray], actual: list[np.ndarray]) -> None:
+    assert len(actual) == len(expected)
+    for want, got in zip(expected, actual):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)  # bit for bit (NaN equals NaN)
+
+
+UNARY = ["neg", "abs", "relu", "sqrt", "exp", "log", "tanh", "sigmoid"]
+BINARY = ["__add__", "__sub__", "__mul__", "__truediv__", "__lt__", "__ge__"]
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> dispatch.Program:
+    """Element-wise chains over the inputs, with broadcasting, a reduction or a transpose."""
+    cap = dispatch.Capture()
+    pool = list(placeholders(cap).values())
+    for _ in range(draw(st.integers(1, 7))):
+        kind = draw(st.sampled_from(["unary", "binary", "binary", "scalar", "other"]))
+        a = draw(st.sampled_from(pool))
+        if kind == "unary":
+            op = draw(st.sampled_from(UNARY))
+            pool.append(-a if op == "neg" else getattr(a, op)())
+        elif kind in ("binary", "scalar"):
+            b = draw(st.sampled_from(pool if kind == "binary" else [2.0, 0.5, 3]))
+            if a.dtype == np.bool_ and not isinstance(b, float):
+                continue  # NumPy refuses "-" on booleans; not what is tested here
+            pool.append(getattr(a, draw(st.sampled_from(BINARY)))(b))
+        elif a.shape == (ROWS, COLS) and a.dtype != np.bool_:
+            # A reduction and a transpose between chunked runs.
+            if draw(st.booleans()):
+                pool.append(a.sum(axis=0))
+            else:
+                pool.append((a.T * 2.0).T)
+    outputs = draw(st.lists(st.sampled_from(pool[len(INPUTS) :] or pool), max_size=2))
+    return dispatch.export(*(outputs or [pool[-1]]))
+
+
+@settings(
+    max_examples=30,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(programs())
+def test_chunked_replay_equals_single_threaded_replay_and_numpy(
+    program: dispatch.Program,
+) -> None:
+    expected = run_plan(program, **UNSPLIT)
+    assert_identical(expected, run_plan(program, **TINY))
+    assert_identical(expected, run_plan(program))
+    arrays = {name: INPUTS[name] for name in program.inputs}
+    eager = program.run(arrays, device=dispatch.NumPy())
+    replayed = program.run(arrays, device=dispatch.Numba())
+    for want, got in zip(
+        eager if isinstance(eager, tuple) else (eager,),
+        replayed if isinstance(replayed, tuple) else (replayed,),
+    ):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(
+            got.numpy(), want.numpy(), rtol=2e-5, atol=1e-5, equal_nan=True
+        )
+
+
+def chain() -> dispatch.Program:
+    cap = dispatch.Capture()
+    p = placeholders(cap)
+    x, y, r = p["x"], p["y"], p["r"]
+    return dispatch.export((((x * 2.0 + y) * r).tanh() * x - y).exp() / (r.abs() + 1.0))
+
+
+def test_large_element_wise_steps_run_chunked_when_threads_are_available(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    program = chain()
+    monkeypatch.setenv("DISPATCH_LINT_THREADS", "2")
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    # "(x*2+y)*r", tanh, "*x-y", exp, "/(|r|+1)": all one chunked run.
+    assert plan.chunked_steps == len(plan.steps[0].steps) == 5  # type: ignore[union-attr]
+    assert len(plan.steps) == 1
+    monkeypatch.setenv("DISPATCH_LINT_THREADS", "1")
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    assert plan.chunked_steps == 0
+
+
+def test_small_steps_are_not_chunked() -> None:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((64, 64), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 2.0 + 1.0).tanh())
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    assert plan.chunked_steps == 0
+
+
+def test_a_step_reading_a_transposed_workspace_buffer_runs_whole() -> None:
+    # t's buffer is free once "t.T + t" has read it, so that step writes into it in place;
+    # a chunk writing rows of it must not race chunks still reading its columns.
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((600, 600), device=cap, name="x", dtype="float64")
+    t = x.tanh()
+    program = dispatch.export((t.T + t).exp())
+    data = np.random.default_rng(31).standard_normal((600, 600))
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    whole = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    expected = np.exp(np.tanh(data).T + np.tanh(data))
+    np.testing.assert_array_equal(plan.run({"x": data})[0], whole.run({"x": data})[0])
+    np.testing.assert_allclose(plan.run({"x": data})[0], expected, rtol=1e-12)
+    assert plan.chunked_steps == 2  # tanh and exp; not "t.T + t"
+
+
+def test_chunked_steps_raise_no_floating_point_warnings() -> None:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((ROWS, COLS), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 1e30).exp().log() / (x - x))
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (result,) = plan.run({"x": INPUTS["x"]})
+    with np.errstate(all="ignore"):
+        expected = np.log(np.exp(INPUTS["x"] * np.float32(1e30))) / (
+            INPUTS["x"] - INPUTS["x"]
+        )
+    np.testing.assert_array_equal(result, expected)
+
+
+def test_concurrent_runs_of_chunked_plans_stay_correct(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DISPATCH_LINT_THREADS", "2")
+    program = chain()
+    scales = [0.25, 0.5, 1.0, 2.0]
+    inputs = [
+        {"x": INPUTS["x"] * s, "y": INPUTS["y"], "r": INPUTS["r"]} for s in scales
+    ]
+    expected = [program.run(arrays).numpy() for arrays in inputs]
+    failures: list[str] = []
+
+    def worker(index: int) -> None:
+        for _ in range(6):
+            got = program.run(inputs[index], device=dispatch.Numba()).numpy()
+            if not np.array_equal(got, expected[index], equal_nan=True):
+                failures.append(f"thread {index}")
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(scales))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+# ---------------------------------------------------------------------------------------------
+# The pool itself.
+
+
+@pytest.mark.parametrize("helpers", [0, 1, 3])
+def test_the_pool_runs_every_chunk_exactly_once(helpers: int) -> None:
+    pool = fusion_threads.ChunkPool(helpers)
+    counts = [0] * 50
+    lock = threading.Lock()
+
+    def work(chunk: int) -> None:
+        with lock:
+            counts[chunk] += 1
+
+    for _ in range(20):
+        pool.run(work, len(counts))
+    assert counts == [20] * 50
+
+
+def test_callers_on_several_threads_share_the_pool() -> None:
+    pool = fusion_threads.ChunkPool(1)
+    results: dict[int, list[int]] = {}
+
+    def caller(number: int) -> None:
+        seen: list[int] = []
+        for _ in range(30):
+            out = [0] * 16
+
+            def work(chunk: int, out: list[int] = out) -> None:
+                out[chunk] = chunk * number
+
+            pool.run(work, len(out))
+            seen.append(sum(out))
+        results[number] = seen
+
+    threads = [threading.Thread(target=caller, args=(n,)) for n in range(1, 6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {n: [120 * n] * 30 for n in range(1, 6)}
+
+
+def test_an_exception_in_a_chunk_reaches_the_caller() -> None:
+    pool = fusion_threads.ChunkPool(1)
+
+    def work(chunk: int) -> None:
+        if chunk == 7:
+            raise MemoryError("chunk 7")
+
+    with pytest.raises(MemoryError, match="chunk 7"):
+        pool.run(work, 12)
+    pool.run(lambda chunk: None, 12)  # the pool still works
+
+
+def test_thread_count_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DISPATCH_LINT_THREADS", "3")
+    assert fusion_threads.threads() == 3
+    monkeypatch.setenv("DISPATCH_LINT_THREADS", "zero")
+    with pytest.raises(ValueError, match="DISPATCH_LINT_THREADS"):
+        fusion_threads.threads()
+    monkeypatch.delenv("DISPATCH_LINT_THREADS")
+    assert fusion_threads.threads() >= 1
