@@ -40,11 +40,17 @@ def test_option_sets_the_mode_for_every_test(
     result.stdout.fnmatch_lines([f"dispatch-lint guards: {mode}"])
 
 
-def test_without_the_option_the_default_mode_is_kept(pytester: pytest.Pytester) -> None:
+def test_without_the_option_the_environment_decides(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISPATCH_LINT_GUARDS", raising=False)
     pytester.makepyfile(test_user=TESTS)
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*MODE=raise*"])
     result.assert_outcomes(passed=3, warnings=1)
+    monkeypatch.setenv("DISPATCH_LINT_GUARDS", "off")
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*MODE=off*"])
 
 
 def test_unknown_mode_is_a_usage_error(pytester: pytest.Pytester) -> None:
