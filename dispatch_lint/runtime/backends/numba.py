@@ -17,8 +17,8 @@ Which kernel is compiled was decided by measuring against NumPy (issue 5; 2 core
   along columns, not worth a second code path.
 - shape ops and casts move no arithmetic: NumPy's.
 
-Known difference: on bool arrays NumPy refuses ``-`` (``sub``, ``neg``) and takes ``sqrt`` in
-float16; these kernels compute them as int64 and float32 (a ufunc loop cannot raise).
+On bool arrays NumPy refuses ``-`` (``sub``, ``neg``) and takes ``sqrt`` in float16; a compiled
+loop can neither raise nor return float16, so those three kernels hand booleans to NumPy.
 
 ``run_program`` is what ``Program.run(..., device=Numba())`` calls: see ``fusion``.
 """
@@ -148,6 +148,8 @@ _COMPILED: dict[str, tuple[Callable[..., Any], list[str]]] = {
 }
 
 _compile_lock = threading.Lock()
+# NumPy's built-in dtypes are singletons: an identity test is the cheapest check.
+_BOOL = np.dtype(np.bool_)
 
 
 class _CompiledOnFirstUse:
@@ -155,18 +157,22 @@ class _CompiledOnFirstUse:
     the instance ``__dict__``, which shadows this (non-data) descriptor from then on: later
     calls cost a plain attribute lookup, as on the NumPy table."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, kernel: str) -> None:
+        self.kernel = kernel
+        self.attribute = kernel
+
+    def __set_name__(self, owner: type, attribute: str) -> None:
+        self.attribute = attribute
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         if instance is None:
             return self
         with _compile_lock:
-            kernel = instance.__dict__.get(self.name)
+            kernel = instance.__dict__.get(self.attribute)
             if kernel is None:
-                function, signatures = _COMPILED[self.name]
+                function, signatures = _COMPILED[self.kernel]
                 kernel = numba.vectorize(signatures, cache=True)(function).ufunc
-                instance.__dict__[self.name] = kernel
+                instance.__dict__[self.attribute] = kernel
         return kernel
 
 
@@ -179,7 +185,7 @@ class NumbaKernels(NumPyKernels):
     name = "numba"
 
     add = _CompiledOnFirstUse("add")
-    sub = _CompiledOnFirstUse("sub")
+    _sub = _CompiledOnFirstUse("sub")
     mul = _CompiledOnFirstUse("mul")
     div = _CompiledOnFirstUse("div")
     lt = _CompiledOnFirstUse("lt")
@@ -188,11 +194,30 @@ class NumbaKernels(NumPyKernels):
     ge = _CompiledOnFirstUse("ge")
     eq = _CompiledOnFirstUse("eq")
     ne = _CompiledOnFirstUse("ne")
-    neg = _CompiledOnFirstUse("neg")
+    _neg = _CompiledOnFirstUse("neg")
     abs = _CompiledOnFirstUse("abs")
     relu = _CompiledOnFirstUse("relu")  # type: ignore[assignment]
-    sqrt = _CompiledOnFirstUse("sqrt")
+    _sqrt = _CompiledOnFirstUse("sqrt")
     sigmoid_tail = _CompiledOnFirstUse("sigmoid_tail")
+
+    # Booleans go to NumPy: its TypeError for "-" on booleans, its float16 square root.
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        """``a - b`` with broadcasting."""
+        if a.dtype is _BOOL and b.dtype is _BOOL:
+            return np.subtract(a, b)
+        return self._sub(a, b)  # type: ignore[no-any-return]
+
+    def neg(self, x: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        """``-x``."""
+        if x.dtype is _BOOL:
+            return np.negative(x)
+        return self._neg(x)  # type: ignore[no-any-return]
+
+    def sqrt(self, x: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        """The square root, in NumPy's result dtype."""
+        if x.dtype is _BOOL:
+            return np.sqrt(x)
+        return self._sqrt(x)  # type: ignore[no-any-return]
 
     def sigmoid(self, x: np.ndarray) -> np.ndarray:  # type: ignore[override]
         """``0.5 * (tanh(0.5 * x) + 1)``: NumPy's SIMD tanh, then one compiled pass in place."""
