@@ -87,6 +87,11 @@ class DispatchError(RuntimeError):
         self.what = what
         super().__init__(self._compose(what, origin))
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt as is, not re-composed (and not logged as a new trip) when unpickled,
+        # e.g. when a worker process sends the error back.
+        return (_restore, (type(self), str(self), self.what, self.origin))
+
     @classmethod
     def spec(cls) -> RuleSpec:
         return catalog_rule(cls.rule)
@@ -100,6 +105,16 @@ class DispatchError(RuntimeError):
         message = " ".join(parts)
         _record_trip(spec.id, origin)
         return message
+
+
+def _restore(
+    cls: type[DispatchError], message: str, what: str, origin: Origin | None
+) -> DispatchError:
+    error = cls.__new__(cls)
+    RuntimeError.__init__(error, message)
+    error.what = what
+    error.origin = origin
+    return error
 
 
 class CaptureAutodiffError(DispatchError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import sys
 import warnings
 
@@ -205,6 +206,16 @@ def test_origin_of_a_computed_capture_tensor_is_where_its_source_was_born() -> N
     assert (w * x).origin.line == w_born
     assert (x * w).exp().sum().origin.line == x_born
     assert (x * 3.0).origin.line == x_born
+
+
+def test_errors_survive_pickling_unchanged() -> None:
+    x, born = dispatch.placeholder((2,)), here()
+    with pytest.raises(CaptureDataError) as info:
+        x.numpy()
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert type(copy) is CaptureDataError and str(copy) == str(info.value)
+    assert copy.origin == info.value.origin and copy.origin.line == born
+    assert copy.rule == "DL003"
 
 
 def test_guard_error_is_dl001() -> None:
