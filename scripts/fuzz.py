@@ -1,10 +1,13 @@
 """Fuzz the analyzer: it must answer every program, never crash on one.
 
-Three kinds of input, each checked with the same property (:func:`check_source`):
+Four kinds of input, each checked with the same property (:func:`check_files`, plus the
+library API's ``lint_source`` on single files):
 
 - ``runtime``: generated programs that use the dispatch runtime in every construct the
   analysis models (branches, loops, try, with, match, helpers, classes, containers, guards),
   so the data-flow engine itself runs, not only the prefilter;
+- ``packages``: a generated library module and a client importing its helpers and class,
+  so summaries cross modules;
 - ``grammar``: hypothesmith's grammar-generated programs with a runtime import added;
 - ``fixtures``: the files under ``fixtures/`` with lines deleted, duplicated, swapped,
   statements of one block swapped, bytes truncated or junk inserted.
@@ -14,8 +17,9 @@ script runs many more::
 
     python scripts/fuzz.py --examples 2000 --seconds 600
 
-It prints a summary and exits 0, or writes the smallest failing input it found to
-``--out`` (default ``fuzz-failures/``) and exits 1. The checked code is never run.
+It prints a summary and exits 0, or writes the smallest failing input it found (its modules
+and the error) to ``--out`` (default ``fuzz-failures/``) and exits 1. The checked code is
+never run.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import time
 import traceback
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,42 +63,51 @@ def compiles(source: bytes) -> bool:
     return True
 
 
-def check_source(source: bytes) -> AnalysisResult:
-    """Analyze ``source`` as one file and assert everything a user relies on.
+def check_files(sources: Mapping[str, bytes]) -> AnalysisResult:
+    """Analyze ``sources`` (module name -> bytes) together and assert what a user relies on.
 
-    The analysis (the engine, and the library API's ``lint_source`` over it) must return, not
-    raise, report no internal error, flag DL000 exactly when CPython refuses the file, give
-    every finding a catalog rule with its catalog name, severity and message, put it inside
-    the file, and say the same thing when asked twice.
+    The engine must return, not raise, report no internal error, flag DL000 exactly on the
+    files CPython refuses, give every finding a catalog rule with its catalog name, severity
+    and message, put it and each step of its trace inside the checked files, and say the same
+    thing, traces included, when asked again with the files in the opposite order.
     """
-    file = SourceFile(path=FUZZED_PATH, source=source, module="fuzzed")
-    result = analyze([file])
+    files = [SourceFile(f"{name}.py", source, name) for name, source in sources.items()]
+    result = analyze(files)
     assert result.errors == (), f"internal error: {result.errors}"
 
-    syntax = [d for d in result.diagnostics if d.rule == "DL000"]
-    if compiles(source):
-        assert syntax == [], f"DL000 on a file CPython compiles: {syntax}"
-    else:
-        assert len(syntax) == 1, f"want one DL000 on a file CPython refuses, got {syntax}"
-
     # CPython counts "\r" and "\r\n" as line ends too; an error may point just past the end.
-    line_count = len(source.splitlines()) + 1
+    line_counts = {f.path: len(f.source.splitlines()) + 1 for f in files}
+    for file in files:
+        syntax = [d for d in result.diagnostics if d.rule == "DL000" and d.path == file.path]
+        if compiles(file.source):
+            assert syntax == [], f"DL000 on a file CPython compiles: {syntax}"
+        else:
+            assert len(syntax) == 1, f"want one DL000 on a file CPython refuses, got {syntax}"
     for diagnostic in result.diagnostics:
         spec = RULES_BY_ID.get(diagnostic.rule)
         assert spec is not None, f"unknown rule {diagnostic.rule}"
         assert (diagnostic.name, diagnostic.severity) == (spec.name, spec.severity), diagnostic
         assert diagnostic.message.startswith(spec.message), diagnostic.message
-        assert diagnostic.path == FUZZED_PATH
-        assert 1 <= diagnostic.line <= diagnostic.end_line <= line_count, diagnostic
+        assert diagnostic.path in line_counts, diagnostic
+        last = line_counts[diagnostic.path]
+        assert 1 <= diagnostic.line <= diagnostic.end_line <= last, diagnostic
         assert diagnostic.column >= 1 and diagnostic.end_column >= 1, diagnostic
         for step in diagnostic.trace:
-            assert step.line >= 1 and step.column >= 1, step
+            assert step.path in line_counts, step
+            assert 1 <= step.line <= line_counts[step.path] and step.column >= 1, step
 
-    again = analyze([file])
-    assert again.diagnostics == result.diagnostics, "two runs on the same file disagree"
+    again = analyze(files[::-1])
+    assert [(d, d.trace) for d in again.diagnostics] == [
+        (d, d.trace) for d in result.diagnostics
+    ], "two runs on the same files disagree"
+    return result
 
-    # The library API adds selection and suppression comments (tokenizing broken files too):
-    # it may only drop findings, never raise.
+
+def check_source(source: bytes) -> AnalysisResult:
+    """:func:`check_files` on one file, then the library API's ``lint_source`` on it, which
+    adds selection and suppression comments (tokenizing broken files too): it may only drop
+    findings, never raise."""
+    result = check_files({FUZZED_PATH.removesuffix(".py"): source})
     through_api = lint_source(source, path=FUZZED_PATH)
     assert set(through_api) <= set(result.diagnostics), "lint_source invented a finding"
     return result
@@ -111,6 +124,7 @@ IMPORTS = (
 TENSORS = ("t0", "t1", "t2", "t3")
 DEVICES = ("d0", "d1")
 HELPERS = ("helper0", "helper1")
+LIBRARY = "fuzzlib"
 DEVICE_STRINGS = ("numpy", "numba", "capture", "autodiff:numpy", "autodiff:capture", "cuda")
 
 
@@ -186,6 +200,7 @@ class ProgramWriter:
             'dispatch.export({i}).run({{"x": [1.0, 2.0]}})',
             "guards.ensure_not_capture({i})",
             "{h}({i}, {o})",
+            "Model({d}).forward({i})",
             "[{i}, {o}][0]",
             '{{"k": {i}}}["k"]',
             "(lambda v: v * 2.0)({i})",
@@ -325,18 +340,25 @@ class ProgramWriter:
         self.block(2, 1)
         self.emit(2, f"return {self.tensor(1)}")
 
-    def program(self) -> str:
-        self.lines.append(self.pick(IMPORTS) + "import numpy as np\n\nflag = True")
-        for name in HELPERS:
-            self.function(name, decorated=self.draw(st.booleans()))
-        if self.draw(st.booleans()):
-            self.model_class()
-        self.emit(0, "def main():")
-        if self.draw(st.booleans()):
-            self.emit(1, "global t3")  # first, so that it precedes every use of t3
-        self.block(1, 0, most=8)
-        if self.draw(st.booleans()):
-            self.emit(0, "main()")
+    def program(self, role: str = "script") -> str:
+        """One module. ``script``: helpers, maybe a class, and ``main``; ``library``: helpers
+        and a class; ``client``: ``main`` over the helpers it imports from the library."""
+        header = self.pick(IMPORTS) + "import numpy as np\n\nflag = True"
+        if role == "client":
+            header += f"\nfrom {LIBRARY} import Model, helper0, helper1"
+        self.lines.append(header)
+        if role != "client":
+            for name in HELPERS:
+                self.function(name, decorated=self.draw(st.booleans()))
+            if role == "library" or self.draw(st.booleans()):
+                self.model_class()
+        if role != "library":
+            self.emit(0, "def main():")
+            if self.draw(st.booleans()):
+                self.emit(1, "global t3")  # first, so that it precedes every use of t3
+            self.block(1, 0, most=8)
+            if self.draw(st.booleans()):
+                self.emit(0, "main()")
         return "\n".join(self.lines) + "\n"
 
 
@@ -344,6 +366,16 @@ class ProgramWriter:
 def runtime_programs(draw: Callable[..., object]) -> bytes:
     """Programs that use the dispatch runtime in every construct the analysis models."""
     return ProgramWriter(draw).program().encode()
+
+
+@st.composite
+def runtime_packages(draw: Callable[..., object]) -> dict[str, bytes]:
+    """Two modules, a library and a client importing its helpers and class: the analysis
+    must carry summaries across modules."""
+    return {
+        LIBRARY: ProgramWriter(draw).program("library").encode(),
+        "fuzzmain": ProgramWriter(draw).program("client").encode(),
+    }
 
 
 def grammar_programs() -> st.SearchStrategy[bytes]:
@@ -465,10 +497,24 @@ def all_fixture_mutants() -> st.SearchStrategy[bytes]:
 # ---------------------------------------------------------------------------------------------
 # The long run
 
-KINDS: dict[str, Callable[[], st.SearchStrategy[bytes]]] = {
-    "runtime": runtime_programs,
-    "grammar": grammar_programs,
-    "fixtures": all_fixture_mutants,
+
+def as_module(source: bytes) -> dict[str, bytes]:
+    return {FUZZED_PATH.removesuffix(".py"): source}
+
+
+def check_modules(modules: Mapping[str, bytes]) -> AnalysisResult:
+    """One file also goes through ``lint_source``; several are analysed together."""
+    if len(modules) == 1:
+        return check_source(next(iter(modules.values())))
+    return check_files(modules)
+
+
+#: Each kind of input, as modules (name -> bytes) to check together.
+KINDS: dict[str, Callable[[], st.SearchStrategy[dict[str, bytes]]]] = {
+    "runtime": lambda: runtime_programs().map(as_module),
+    "packages": runtime_packages,
+    "grammar": lambda: grammar_programs().map(as_module),
+    "fixtures": lambda: all_fixture_mutants().map(as_module),
 }
 
 
@@ -481,16 +527,16 @@ class KindStats:
 
 
 class FoundFailure(Exception):
-    def __init__(self, kind: str, source: bytes, error: BaseException) -> None:
+    def __init__(self, kind: str, modules: Mapping[str, bytes], error: BaseException) -> None:
         super().__init__(f"{kind}: {type(error).__name__}: {error}")
-        self.kind, self.source, self.error = kind, source, error
+        self.kind, self.modules, self.error = kind, modules, error
 
 
 def run_batch(
-    kind: str, strategy: st.SearchStrategy[bytes], examples: int, stats: KindStats
+    kind: str, strategy: st.SearchStrategy[dict[str, bytes]], examples: int, stats: KindStats
 ) -> None:
     """Run ``examples`` fresh examples; raise FoundFailure with the shrunk input on failure."""
-    failing: list[tuple[bytes, BaseException]] = []
+    failing: list[tuple[dict[str, bytes], BaseException]] = []
 
     @settings(
         max_examples=examples,
@@ -500,11 +546,11 @@ def run_batch(
         suppress_health_check=list(HealthCheck),
     )
     @given(strategy)
-    def one(source: bytes) -> None:
+    def one(modules: dict[str, bytes]) -> None:
         try:
-            result = check_source(source)
+            result = check_modules(modules)
         except BaseException as error:  # keep the last (smallest, after shrinking) input
-            failing.append((source, error))
+            failing.append((modules, error))
             raise
         stats.examples += 1
         findings = [d.rule for d in result.diagnostics]
@@ -516,17 +562,19 @@ def run_batch(
     except BaseException as error:
         if not failing:
             raise
-        source, cause = failing[-1]
-        raise FoundFailure(kind, source, cause) from error
+        modules, cause = failing[-1]
+        raise FoundFailure(kind, modules, cause) from error
 
 
 def write_failure(out: Path, failure: FoundFailure) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    program = out / f"fuzz-failure-{failure.kind}.py"
-    program.write_bytes(failure.source)
+    """Write the failing modules and the error into ``out/fuzz-failure-<kind>/``."""
+    folder = out / f"fuzz-failure-{failure.kind}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, source in failure.modules.items():
+        (folder / f"{name}.py").write_bytes(source)
     details = "".join(traceback.format_exception(failure.error))
-    (out / f"fuzz-failure-{failure.kind}.txt").write_text(details, encoding="utf-8")
-    return program
+    (folder / "error.txt").write_text(details, encoding="utf-8")
+    return folder
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -559,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
                 stats[kind].seconds += time.monotonic() - started
     except FoundFailure as failure:
         path = write_failure(args.out, failure)
-        print(f"FAILURE {failure}\nsmallest failing input written to {path}", file=sys.stderr)
+        print(f"FAILURE {failure}\nsmallest failing input written to {path}/", file=sys.stderr)
         return 1
 
     for kind, kind_stats in stats.items():
