@@ -3,6 +3,7 @@ the single-threaded results bit for bit, from any number of calling threads."""
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 
@@ -114,18 +115,13 @@ def chain() -> dispatch.Program:
     return dispatch.export((((x * 2.0 + y) * r).tanh() * x - y).exp() / (r.abs() + 1.0))
 
 
-def test_large_element_wise_steps_run_chunked_when_threads_are_available(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_chain_of_large_element_wise_steps_runs_as_one_chunked_run() -> None:
     program = chain()
-    monkeypatch.setenv("DISPATCH_LINT_THREADS", "2")
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    # "(x*2+y)*r", tanh, "*x-y", exp, "/(|r|+1)": all one chunked run.
-    assert plan.chunked_steps == len(plan.steps[0].steps) == 5  # type: ignore[union-attr]
+    # "(x*2+y)*r", tanh, "*x-y", exp, "/(|r|+1)": each chunk goes through all five.
     assert len(plan.steps) == 1
-    monkeypatch.setenv("DISPATCH_LINT_THREADS", "1")
-    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    assert plan.chunked_steps == 0
+    assert plan.chunked_steps == 5
+    assert plan.fused_kernels == 3
 
 
 def test_small_steps_are_not_chunked() -> None:
@@ -167,10 +163,7 @@ def test_chunked_steps_raise_no_floating_point_warnings() -> None:
     np.testing.assert_array_equal(result, expected)
 
 
-def test_concurrent_runs_of_chunked_plans_stay_correct(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv("DISPATCH_LINT_THREADS", "2")
+def test_concurrent_runs_of_chunked_plans_stay_correct() -> None:
     program = chain()
     scales = [0.25, 0.5, 1.0, 2.0]
     inputs = [
@@ -210,6 +203,30 @@ def test_the_pool_runs_every_chunk_exactly_once(helpers: int) -> None:
     for _ in range(20):
         pool.run(work, len(counts))
     assert counts == [20] * 50
+
+
+def test_without_spare_cores_the_caller_runs_every_chunk() -> None:
+    pool = fusion_threads.ChunkPool(2, spare=lambda: False)
+    runners: set[int] = set()
+    pool.run(lambda chunk: runners.add(threading.get_ident()), 40)
+    assert runners == {threading.get_ident()}
+
+
+def test_spare_cores_count_idle_time_and_this_process_own_time() -> None:
+    # Over 2 s: the machine idled 2 core-seconds and this process used 2 CPU seconds.
+    assert fusion_threads.spare_cores(100.0, 102.0, 2.0, 2.0) == 2.0
+    # All cores busy, this process got half a core.
+    assert fusion_threads.spare_cores(100.0, 100.0, 0.5, 1.0) == 0.5
+    assert fusion_threads.spare_cores(100.0, 100.0, 0.0, 0.0) == 0.0
+
+
+def test_spare_cores_decide_once_per_window() -> None:
+    spare = fusion_threads.SpareCores(needed=1e9, window=3600.0)
+    assert spare() is True  # no window measured yet
+    spare = fusion_threads.SpareCores(needed=1e9, window=0.0)
+    sum(range(200_000))  # some CPU time in the window
+    # Linux measures the window (no machine has 1e9 free cores); elsewhere helpers join.
+    assert spare() is not os.path.exists("/proc/stat")
 
 
 def test_callers_on_several_threads_share_the_pool() -> None:
