@@ -23,6 +23,13 @@ from typing import TYPE_CHECKING
 from dispatch_lint.analyzer.config import Config, config_for_paths, selected_rules
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, Report
 from dispatch_lint.analyzer.discovery import discover
+from dispatch_lint.analyzer.parallel import (
+    FileToCheck,
+    GroupResult,
+    import_groups,
+    run_groups,
+    with_module_names,
+)
 from dispatch_lint.analyzer.suppressions import (
     UnusedSuppression,
     apply_suppressions,
@@ -31,7 +38,8 @@ from dispatch_lint.analyzer.suppressions import (
 from dispatch_lint.analyzer.trips import Trip, merge_trips
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dispatch_lint.analyzer.engine import AnalysisSettings, SourceFile
+    from dispatch_lint.analyzer.cache import ResultCache
+    from dispatch_lint.analyzer.engine import AnalysisSettings
 
 __all__ = ["LintRun", "check_paths", "lint_paths", "lint_source"]
 
@@ -60,8 +68,6 @@ def lint_source(
 
     Raises :class:`RuntimeError` (naming ``path``) when the analysis itself fails on it.
     """
-    from dispatch_lint.analyzer.engine import SourceFile
-
     raw = source.encode("utf-8") if isinstance(source, str) else source
     module = (
         Path(path).stem
@@ -69,7 +75,7 @@ def lint_source(
         else None
     )
     run = _check_files(
-        [SourceFile(path, raw, module)], config or Config(), warn_unused=False
+        [FileToCheck(path, raw, module)], config or Config(), warn_unused=False
     )
     if run.report.errors:
         error = run.report.errors[0]
@@ -97,6 +103,8 @@ def check_paths(
     trips: Sequence[Trip] = (),
     force_exclude: bool = False,
     status: Callable[[str, int], None] | None = None,
+    jobs: int = 1,
+    cache: bool = False,
 ) -> LintRun:
     """Like :func:`lint_paths`, with everything the CLI shows.
 
@@ -104,7 +112,9 @@ def check_paths(
     ``exclude`` to files named explicitly too; ``trips`` (from a run with
     ``DISPATCH_LINT_TRIPS`` set, see :mod:`.trips`) confirm findings or add those only the
     run saw; ``status`` is told what the run is doing and on how many files
-    (``("reading", 1200)``), for a progress display.
+    (``("reading", 1200)``), for a progress display. ``jobs`` is the number of worker
+    processes the analysis may use; with ``cache``, results are read from and written to
+    ``.dispatch_lint_cache/`` in the configuration's folder (see :mod:`.cache`).
     """
     given = [os.fspath(p) for p in paths] or ["."]
     if config is None:
@@ -115,23 +125,31 @@ def check_paths(
     if status is not None:
         status("reading", len(discovery.files))
     files, read_errors = [], list(discovery.errors)
-    if discovery.files:
-        from dispatch_lint.analyzer.engine import SourceFile
-
-        for found in discovery.files:
-            try:
-                source = _read(found.location)
-            except OSError as exc:
-                read_errors.append(
-                    FileError(found.path, f"cannot read: {exc.strerror or exc}")
-                )
-                continue
-            files.append(SourceFile(found.path, source, found.module))
+    for found in discovery.files:
+        try:
+            source = _read(found.location)
+        except OSError as exc:
+            read_errors.append(
+                FileError(found.path, f"cannot read: {exc.strerror or exc}")
+            )
+            continue
+        files.append(FileToCheck(found.path, source, found.module))
     if status is not None:
         status("checking", len(files))
     checked = {os.path.realpath(f.location): f.path for f in discovery.files}
+    results = None
+    if cache and files:
+        from dispatch_lint.analyzer.cache import ResultCache
+
+        results = ResultCache.beside(config.root)
     run = _check_files(
-        files, config, warn_unused=warn_unused, trips=trips, checked=checked
+        files,
+        config,
+        warn_unused=warn_unused,
+        trips=trips,
+        checked=checked,
+        jobs=jobs,
+        cache=results,
     )
     report = Report(
         diagnostics=run.report.diagnostics,
@@ -153,16 +171,18 @@ def _read(location: Path) -> bytes:
 
 
 def _check_files(
-    files: Sequence[SourceFile],
+    files: Sequence[FileToCheck],
     config: Config,
     *,
     warn_unused: bool,
     trips: Sequence[Trip] = (),
     checked: Mapping[str, str] | None = None,
+    jobs: int = 1,
+    cache: ResultCache | None = None,
 ) -> LintRun:
     if not files:
         return LintRun(report=Report(diagnostics=(), files=0))
-    result = _analyze(files, config.settings)
+    result = _analyze(files, config.settings, jobs, cache)
     diagnostics = result.diagnostics
     if trips:
         # Merged before selection and suppressions, which apply to what the run saw too.
@@ -206,41 +226,48 @@ def _check_files(
     )
 
 
-@dataclass(frozen=True)
-class _Analysis:
-    diagnostics: tuple[Diagnostic, ...]
-    errors: tuple[FileError, ...]
-    notes: tuple[FileError, ...]
-
-
 def _analyze(
-    files: Sequence[SourceFile], settings: AnalysisSettings | None
-) -> _Analysis:
-    """The engine's verdict on ``files``. When the engine fails on the set, each file is
-    checked alone so that the failure is pinned on the file(s) that cause it."""
-    from dispatch_lint.analyzer import engine
-
-    try:
-        result = engine.analyze(files, settings)
-    except Exception as exc:  # noqa: BLE001 - any engine failure is reported, never raised
-        if len(files) > 1:
-            parts = [_analyze([file], settings) for file in files]
-            return _Analysis(
-                diagnostics=tuple(d for part in parts for d in part.diagnostics),
-                errors=tuple(e for part in parts for e in part.errors),
-                notes=tuple(n for part in parts for n in part.notes),
-            )
-        reason = str(exc).splitlines()[0] if str(exc) else ""
-        message = f"internal error while checking this file: {type(exc).__name__}"
-        return _Analysis(
-            (),
-            (FileError(files[0].path, f"{message}: {reason}" if reason else message),),
-            (),
+    files: Sequence[FileToCheck],
+    settings: AnalysisSettings | None,
+    jobs: int,
+    cache: ResultCache | None,
+) -> GroupResult:
+    """The engine's verdict on ``files``: per independent group, from ``cache`` when it holds
+    the group's result, else analysed (in ``jobs`` processes) and stored; sorted."""
+    needles = [b"dispatch_lint"]
+    if settings is not None:
+        names = (
+            *settings.sources,
+            *settings.sanitizers,
+            *(s.name for s in settings.sinks),
         )
-    return _Analysis(
-        tuple(result.diagnostics),
-        tuple(result.errors),
-        tuple(getattr(result, "notes", ())),
+        needles.extend(name.rsplit(".", 1)[-1].encode() for name in names)
+    groups = import_groups(with_module_names(files), needles)
+    results: list[GroupResult | None] = [None] * len(groups)
+    keys: list[str] = []
+    if cache is not None:
+        from dispatch_lint.analyzer.cache import group_key
+
+        model = repr(settings)
+        keys = [group_key(group.files, model) for group in groups]
+        results = [cache.get(key) for key in keys]
+    missing = [i for i, result in enumerate(results) if result is None]
+
+    def store(index: int, result: GroupResult) -> None:
+        if cache is not None:
+            cache.put(keys[missing[index]], result)
+
+    if missing:
+        found = run_groups([groups[i] for i in missing], settings, jobs, store)
+        for index, result in zip(missing, found):
+            results[index] = result
+        if cache is not None:
+            cache.save()
+    done = [r for r in results if r is not None]
+    return GroupResult(
+        diagnostics=tuple(sorted(d for r in done for d in r.diagnostics)),
+        errors=tuple(sorted(e for r in done for e in r.errors)),
+        notes=tuple(sorted(n for r in done for n in r.notes)),
     )
 
 

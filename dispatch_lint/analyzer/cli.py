@@ -135,13 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--no-cache",
         action="store_true",
-        help="do not read or write the cache (accepted; there is no cache yet)",
+        help="neither read nor write the results cache (.dispatch_lint_cache/ beside the "
+        "configuration, or in the current folder)",
     )
     run.add_argument(
         "--jobs",
         type=_positive,
         metavar="N",
-        help="number of worker processes (accepted; the analysis runs in one process for now)",
+        help="number of worker processes for the analysis (default: all cores; small runs "
+        "use one)",
     )
     info = parser.add_argument_group("information")
     info.add_argument(
@@ -271,6 +273,7 @@ def _run(
     paths: list[str], config: Config, trips: Sequence[Trip], args: argparse.Namespace
 ) -> LintRun:
     from dispatch_lint.analyzer.api import check_paths
+    from dispatch_lint.analyzer.parallel import default_jobs
 
     def lint(status: Callable[[str, int], None] | None = None) -> LintRun:
         return check_paths(
@@ -280,6 +283,8 @@ def _run(
             trips=trips,
             force_exclude=args.force_exclude,
             status=status,
+            jobs=args.jobs or default_jobs(),
+            cache=not args.no_cache,
         )
 
     if not (sys.stderr.isatty() and os.environ.get("TERM") != "dumb"):

@@ -1,0 +1,328 @@
+"""Split a run into groups of files that cannot affect each other, and check them in parallel.
+
+The engine's verdict on a file depends only on the files linked to it by imports (a helper
+that hands out capture values, a constants module, a re-exporting ``__init__.py``). The
+groups here are the connected components of an import-link graph read from bytes that is
+*more* generous than the engine's own (every ``import``/``from`` statement anywhere, each of
+its words linked to every module with that name part, relative imports to the whole package),
+so two groups never share a flow: checking them apart gives what checking them together gives.
+
+Only the standard library is imported up front; the engine (and libcst) are imported when a
+group has to be analysed, so a run answered by the cache never loads them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import posixpath
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.analyzer.engine import AnalysisSettings
+
+__all__ = [
+    "FileToCheck",
+    "Group",
+    "GroupResult",
+    "analyze_group",
+    "default_jobs",
+    "import_groups",
+    "run_groups",
+]
+
+#: Below this much source in groups to analyse, a pool costs more than it saves.
+MIN_PARALLEL_BYTES = 256 * 1024
+#: Files without any dispatch code only need CPython's syntax check: they travel in batches.
+SYNTAX_BATCH_FILES = 64
+
+
+@dataclass(frozen=True)
+class FileToCheck:
+    """A file read for checking: ``path`` as shown, its raw bytes, its dotted module name.
+
+    The engine reads these three attributes only; keeping the record here (not the engine's
+    ``SourceFile``) lets a run answered by the cache skip importing the engine and libcst.
+    """
+
+    path: str
+    source: bytes
+    module: str | None = None
+
+
+@dataclass(frozen=True)
+class Group:
+    """Files whose analysis may depend on each other, in run order, and whether any of them
+    can take part in a dispatch flow (if none can, only their syntax is checked)."""
+
+    files: tuple[FileToCheck, ...]
+    seeded: bool
+
+    @property
+    def size(self) -> int:
+        """Bytes of source: the scheduling weight (largest groups start first)."""
+        return sum(len(f.source) for f in self.files)
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """What the engine found in one group: findings before selection and suppressions,
+    per-file errors, and per-file notes."""
+
+    diagnostics: tuple[Diagnostic, ...] = ()
+    errors: tuple[FileError, ...] = ()
+    notes: tuple[FileError, ...] = ()
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# ----------------------------------------------------------------------------- grouping
+
+#: From an ``import`` or ``from`` keyword to the end of its logical line (parentheses and
+#: backslash continuations included). Docstrings and comments match too: that only links more.
+_IMPORT_STATEMENT = re.compile(
+    rb"\b(?:import|from)\b(?:[^\n(\\]|\\\n)*(?:\([^)]*\))?[^\n]*"
+)
+_WORD = re.compile(rb"\w+")
+_RELATIVE = re.compile(rb"\bfrom[ \t]+\.")
+
+
+def import_groups(
+    files: Sequence[FileToCheck], needles: Sequence[bytes]
+) -> list[Group]:
+    """``files`` split into independent groups, each in run order, groups ordered by their
+    first file. A group is ``seeded`` when a file in it mentions one of ``needles``
+    (``dispatch_lint`` or a configured name): only those groups need the data-flow analysis.
+
+    Every file must carry its module name (see :func:`with_module_names`).
+    """
+    by_word: dict[bytes, list[int]] = {}
+    for index, file in enumerate(files):
+        for part in (file.module or "").split("."):
+            if part:
+                by_word.setdefault(part.encode(), []).append(index)
+    parent = list(range(len(files)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        root_i, root_j = find(i), find(j)
+        if root_i != root_j:
+            parent[max(root_i, root_j)] = min(root_i, root_j)
+
+    for index, file in enumerate(files):
+        words: set[bytes] = set()
+        for statement in _IMPORT_STATEMENT.findall(file.source):
+            words.update(_WORD.findall(statement))
+        if _RELATIVE.search(file.source):
+            # A relative import starts from one of the file's own packages.
+            words.update(part.encode() for part in _packages(file) if part)
+        for word in words:
+            for other in by_word.get(word, ()):
+                union(index, other)
+
+    members: dict[int, list[int]] = {}
+    for index in range(len(files)):
+        members.setdefault(find(index), []).append(index)
+    return [
+        Group(
+            tuple(files[i] for i in indices),
+            any(needle in files[i].source for i in indices for needle in needles),
+        )
+        for indices in members.values()
+    ]
+
+
+def _packages(file: FileToCheck) -> list[str]:
+    """The dotted parts of the package ``file`` belongs to (itself, for an ``__init__.py``)."""
+    parts = (file.module or "").split(".")
+    if posixpath.basename(file.path.replace("\\", "/")) == "__init__.py":
+        return parts
+    return parts[:-1]
+
+
+def with_module_names(files: Sequence[FileToCheck]) -> list[FileToCheck]:
+    """``files`` with every module name filled in the way the engine derives a missing one
+    (from the run's package folders), so that a group checked alone names its modules as
+    the whole run would."""
+    if all(f.module for f in files):
+        return list(files)
+    paths = {f.path.replace("\\", "/") for f in files}
+    named = []
+    for file in files:
+        if file.module:
+            named.append(file)
+            continue
+        folder, base = posixpath.split(file.path.replace("\\", "/"))
+        parts = [] if base == "__init__.py" else [base.rsplit(".", 1)[0]]
+        if base == "__init__.py":
+            parts.append(posixpath.basename(folder) or "__init__")
+            folder = posixpath.dirname(folder)
+        while folder and posixpath.join(folder, "__init__.py") in paths:
+            parts.append(posixpath.basename(folder))
+            folder = posixpath.dirname(folder)
+        named.append(FileToCheck(file.path, file.source, ".".join(reversed(parts))))
+    return named
+
+
+# ---------------------------------------------------------------------------- analysing
+
+
+def analyze_group(
+    files: Sequence[FileToCheck], settings: AnalysisSettings | None
+) -> GroupResult:
+    """The engine's verdict on ``files``. When the engine fails on the set, each file is
+    checked alone so that the failure is pinned on the file(s) that cause it."""
+    from dispatch_lint.analyzer import engine
+
+    try:
+        result = engine.analyze(
+            [engine.SourceFile(f.path, f.source, f.module) for f in files], settings
+        )
+    except Exception as exc:  # noqa: BLE001 - any engine failure is reported, never raised
+        if len(files) > 1:
+            parts = [analyze_group([file], settings) for file in files]
+            return GroupResult(
+                diagnostics=tuple(d for part in parts for d in part.diagnostics),
+                errors=tuple(e for part in parts for e in part.errors),
+                notes=tuple(n for part in parts for n in part.notes),
+            )
+        reason = str(exc).splitlines()[0] if str(exc) else ""
+        message = f"internal error while checking this file: {type(exc).__name__}"
+        return GroupResult(
+            (),
+            (FileError(files[0].path, f"{message}: {reason}" if reason else message),),
+            (),
+        )
+    return GroupResult(
+        tuple(result.diagnostics),
+        tuple(result.errors),
+        tuple(getattr(result, "notes", ())),
+    )
+
+
+def _split(result: GroupResult, groups: Sequence[Group]) -> list[GroupResult]:
+    """A result over several groups cut back into one result per group, by path."""
+    owner = {f.path: i for i, group in enumerate(groups) for f in group.files}
+    parts: list[tuple[list[Diagnostic], list[FileError], list[FileError]]] = [
+        ([], [], []) for _ in groups
+    ]
+    for diagnostic in result.diagnostics:
+        parts[owner[diagnostic.path]][0].append(diagnostic)
+    for error in result.errors:
+        parts[owner[error.path]][1].append(error)
+    for note in result.notes:
+        parts[owner[note.path]][2].append(note)
+    return [GroupResult(tuple(d), tuple(e), tuple(n)) for d, e, n in parts]
+
+
+def _tasks(groups: Sequence[Group]) -> list[list[int]]:
+    """Units of work, largest first: one per seeded group; unseeded groups (syntax checks
+    only) batched so that thousands of small files do not cost a round trip each."""
+    order = sorted(range(len(groups)), key=lambda i: -groups[i].size)
+    tasks: list[list[int]] = []
+    batch: list[int] = []
+    batch_files = 0
+    for index in order:
+        if groups[index].seeded:
+            tasks.append([index])
+            continue
+        batch.append(index)
+        batch_files += len(groups[index].files)
+        if batch_files >= SYNTAX_BATCH_FILES:
+            tasks.append(batch)
+            batch, batch_files = [], 0
+    if batch:
+        tasks.append(batch)
+    return tasks
+
+
+#: The run a forked worker serves: its groups and settings, inherited from the parent at fork
+#: time so that tasks are only lists of group indices.
+_WORK: tuple[Sequence[Group], AnalysisSettings | None] | None = None
+
+
+def _run_task(task: list[int]) -> tuple[list[int], list[GroupResult]]:
+    assert _WORK is not None, "worker started without a run"
+    groups, settings = _WORK
+    return task, _run_in_process(task, groups, settings)
+
+
+def _run_in_process(
+    task: list[int], groups: Sequence[Group], settings: AnalysisSettings | None
+) -> list[GroupResult]:
+    chosen = [groups[i] for i in task]
+    if len(chosen) == 1:
+        return [analyze_group(chosen[0].files, settings)]
+    # Independent groups checked in one engine call give what each alone gives.
+    together = analyze_group([f for g in chosen for f in g.files], settings)
+    return _split(together, chosen)
+
+
+def run_groups(
+    groups: Sequence[Group],
+    settings: AnalysisSettings | None,
+    jobs: int,
+    done: Callable[[int, GroupResult], None] | None = None,
+) -> list[GroupResult]:
+    """Analyse every group (``jobs`` worker processes at most) and return one result per
+    group, in the order of ``groups``. ``done(index, result)`` is told of each as it ends.
+
+    A run with one job, on a platform without ``fork``, or with little to do stays in this
+    process: a pool only pays for itself on runs of many files.
+    """
+    tasks = _tasks(groups)
+    results: list[GroupResult | None] = [None] * len(groups)
+    pending = sum(groups[i].size for task in tasks for i in task)
+    parallel = (
+        jobs > 1
+        and len(tasks) > 1
+        and pending >= MIN_PARALLEL_BYTES
+        and "fork" in multiprocessing.get_all_start_methods()
+    )
+    for task, found in _execute(tasks, groups, settings, jobs if parallel else 1):
+        for index, result in zip(task, found):
+            results[index] = result
+            if done is not None:
+                done(index, result)
+    return [r if r is not None else GroupResult() for r in results]
+
+
+def _execute(
+    tasks: list[list[int]],
+    groups: Sequence[Group],
+    settings: AnalysisSettings | None,
+    jobs: int,
+) -> Iterator[tuple[list[int], list[GroupResult]]]:
+    if jobs == 1:
+        for task in tasks:
+            yield task, _run_in_process(task, groups, settings)
+        return
+    # Imported before the fork so that the workers do not each import libcst again.
+    from dispatch_lint import rules  # noqa: F401
+    from dispatch_lint.analyzer import engine  # noqa: F401
+
+    global _WORK
+    _WORK = (groups, settings)
+    try:
+        # fork: workers inherit the files (no pickling of sources) and the imported engine.
+        context = multiprocessing.get_context("fork")
+        with context.Pool(min(jobs, len(tasks))) as pool:
+            yield from pool.imap_unordered(_run_task, tasks, chunksize=1)
+    finally:
+        _WORK = None
