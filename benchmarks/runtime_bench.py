@@ -145,11 +145,19 @@ WORKLOADS = {
 
 def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-def]
     """eager/replay and replay/floor for every workload, size and dtype; first-run times."""
-    print("Fused replay on Numba() (medians of interleaved rounds)")
+    from dispatch_lint.runtime import fusion, fusion_threads
+    from dispatch_lint.runtime.backends.numba import KERNELS
+
+    pool = fusion_threads.pool()
+    print(
+        f"Fused replay on Numba() (medians of interleaved rounds; {pool.helpers + 1} "
+        "threads while cores are spare; '1 thread' is the same plan unchunked)"
+    )
     header = f"{'program':<15}{'size':>9} {'dtype':<8}{'eager ms':>10}{'replay ms':>11}"
     print(
         header
-        + f"{'floor ms':>10}{'eager/replay':>14}{'replay/floor':>14}{'first run s':>13}"
+        + f"{'1 thread ms':>12}{'floor ms':>10}{'eager/replay':>14}{'replay/floor':>14}"
+        + f"{'first run s':>13}"
     )
     results = {}
     numba = dispatch.Numba()
@@ -164,10 +172,17 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
                 np.testing.assert_allclose(
                     replayed.numpy(), expected, rtol=1e-4, atol=1e-5
                 )
+                whole = fusion.plan_program(
+                    work.program.nodes,
+                    work.program.outputs,
+                    KERNELS,
+                    chunk_threshold=1 << 62,
+                )
                 times = interleaved(
                     {
                         "eager": work.eager,
                         "replay": lambda w=work: w.program.run(w.inputs, device=numba),
+                        "whole": lambda w=work, p=whole: p.run(w.inputs),
                         "floor": work.floor,
                     },
                     rounds,
@@ -177,7 +192,8 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
                 results[(name, size, dtype)] = (speedup, overhead)
                 print(
                     f"{name:<15}{size:>9} {dtype:<8}{times['eager'] * 1e3:>10.3f}"
-                    f"{times['replay'] * 1e3:>11.3f}{times['floor'] * 1e3:>10.3f}"
+                    f"{times['replay'] * 1e3:>11.3f}{times['whole'] * 1e3:>12.3f}"
+                    f"{times['floor'] * 1e3:>10.3f}"
                     f"{speedup:>13.2f}x{overhead:>13.2f}x{first:>13.3f}"
                 )
     return results
@@ -313,6 +329,12 @@ def main(argv: list[str] | None = None) -> None:
         )
 
     replay = bench_replay(dispatch, sizes, dtypes, rounds)
+    from dispatch_lint.runtime import fusion_threads
+
+    spare = getattr(fusion_threads.pool()._spare, "available", None)
+    print(
+        f"(cores spare for the helper threads at the end of the replay runs: {spare})"
+    )
     guard = bench_guards(dispatch, rounds)
     eager = bench_eager(dispatch, rounds * 2)
     mlp = bench_mlp_step(dispatch, rounds * 2)
