@@ -145,6 +145,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
     )
     try:
         with os.fdopen(handle, "wb") as out:
+            if hasattr(os, "fchmod"):
+                os.fchmod(
+                    out.fileno(), 0o644
+                )  # not mkstemp's 0600: a cache, not a secret
             out.write(data)
         os.replace(temporary, path)
     except BaseException:

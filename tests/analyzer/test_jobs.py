@@ -1,0 +1,181 @@
+"""``--jobs N``: the run is split into groups of files that cannot affect each other and checked
+in worker processes; what the user sees is byte for byte what one process sees, and what one
+engine call over every file at once sees."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from dispatch_lint.analyzer import cli, engine, parallel
+from dispatch_lint.analyzer.api import check_paths
+from dispatch_lint.analyzer.config import Config
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+_real_analyze = engine.analyze
+
+
+@pytest.fixture
+def pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small test projects use the worker pool too (normally only large runs do)."""
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    code = cli.main(["--format", "json", "--no-cache", *argv])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    return out
+
+
+def _write_project(root: Path, seed: int) -> None:
+    """Packages whose modules hand capture (or real) tensors down a chain of helpers and out
+    through a fan-out of users, plus modules that never touch the runtime. Two packages
+    reuse the same module names, as copies of a project do."""
+    rng = random.Random(seed)
+    for package in ("alpha", "beta", "gamma"):
+        folder = root / package
+        folder.mkdir()
+        (folder / "__init__.py").write_text("from .chain0 import make\n")
+        device = rng.choice(['"capture"', '"numpy"', "dispatch.Capture()"])
+        (folder / "chain0.py").write_text(
+            "from dispatch_lint import runtime as dispatch\n\n\n"
+            f"def make():\n    return dispatch.ones((2,), device={device})\n"
+        )
+        depth = rng.randint(2, 5)
+        for level in range(1, depth):
+            (folder / f"chain{level}.py").write_text(
+                f"from .chain{level - 1} import make as previous\n\n\n"
+                "def make():\n    value = previous()\n    return value * 2\n"
+            )
+        for user in range(rng.randint(2, 6)):
+            sink = rng.choice(["value.backward()", "value.numpy()", "print(value)"])
+            (folder / f"user{user}.py").write_text(
+                f"from {package}.chain{depth - 1} import make\n\n"
+                f"value = make()\n{sink}\n"
+            )
+    for index in range(rng.randint(3, 8)):
+        (root / f"plain{index}.py").write_text(
+            f"import os\n\nNAME = os.sep * {index}\n"
+        )
+    (root / "broken.py").write_text("def f(:\n")
+    (root / "gamma" / "user0.py").write_text(
+        "from beta import make\nmake().backward()\n"
+    )
+
+
+def test_fixtures_same_json_with_one_and_two_jobs(
+    capsys: pytest.CaptureFixture[str], pool_always: None
+) -> None:
+    one = _json(capsys, "--jobs", "1", str(FIXTURES))
+    two = _json(capsys, "--jobs", "2", str(FIXTURES))
+    assert one == two
+    assert '"rule": "DL001"' in one
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_generated_project_same_json_with_one_and_two_jobs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    pool_always: None,
+    seed: int,
+) -> None:
+    _write_project(tmp_path, seed)
+    monkeypatch.chdir(tmp_path)
+    one = _json(capsys, "--jobs", "1")
+    two = _json(capsys, "--jobs", "2")
+    assert one == two
+    assert '"path": "gamma/user0.py"' in one  # a finding through another package
+    assert '"rule": "DL000"' in one
+
+
+def _whole_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine sees every file in one call, as before the run was split."""
+
+    def one_group(
+        files: Sequence[parallel.FileToCheck], needles: Sequence[bytes]
+    ) -> list[parallel.Group]:
+        return [parallel.Group(tuple(files), True)]
+
+    monkeypatch.setattr("dispatch_lint.analyzer.api.import_groups", one_group)
+
+
+@pytest.mark.parametrize("where", ["fixtures", "generated"])
+def test_split_run_finds_what_one_engine_call_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None, where: str
+) -> None:
+    if where == "generated":
+        _write_project(tmp_path, 4)
+        paths = [str(tmp_path)]
+    else:
+        paths = [str(FIXTURES)]
+    split = check_paths(paths, Config(), jobs=2).report
+    with monkeypatch.context() as patch:
+        _whole_run(patch)
+        whole = check_paths(paths, Config(), jobs=1).report
+    assert split == whole
+    # Traces and messages are not part of a diagnostic's identity: compare them too.
+    assert [(d.message, d.trace) for d in split.diagnostics] == [
+        (d.message, d.trace) for d in whole.diagnostics
+    ]
+    assert len(split.diagnostics) > 3
+
+
+def test_two_jobs_use_worker_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
+) -> None:
+    _write_project(tmp_path, 5)
+    pids = tmp_path / "pids.txt"
+
+    def recording(
+        files: Sequence[engine.SourceFile], settings: object = None
+    ) -> engine.AnalysisResult:
+        with pids.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return _real_analyze(files, settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "analyze", recording)
+    check_paths([str(tmp_path)], Config(), jobs=2)
+    workers = set(pids.read_text().split())
+    assert workers and str(os.getpid()) not in workers
+
+
+def test_a_small_run_stays_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.py").write_text("import os\n")
+    (tmp_path / "b.py").write_text("x = (\n")
+    seen: list[int] = []
+
+    def recording(
+        files: Sequence[engine.SourceFile], settings: object = None
+    ) -> engine.AnalysisResult:
+        seen.append(os.getpid())
+        return _real_analyze(files, settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "analyze", recording)
+    report = check_paths([str(tmp_path)], Config(), jobs=8).report
+    assert seen == [os.getpid()]
+    assert [d.rule for d in report.diagnostics] == ["DL000"]
+
+
+def test_groups_keep_importers_with_their_helpers() -> None:
+    files = [
+        parallel.FileToCheck("app/main.py", b"from app import util\n", "app.main"),
+        parallel.FileToCheck("app/util.py", b"X = 1\n", "app.util"),
+        parallel.FileToCheck("app/__init__.py", b"", "app"),
+        parallel.FileToCheck("tool.py", b"import dispatch_lint.runtime as d\n", "tool"),
+        parallel.FileToCheck("lone.py", b"print(1)\n", "lone"),
+    ]
+    groups = parallel.import_groups(files, [b"dispatch_lint"])
+    assert sorted((tuple(f.path for f in g.files), g.seeded) for g in groups) == [
+        (("app/main.py", "app/util.py", "app/__init__.py"), False),
+        (("lone.py",), False),
+        (("tool.py",), True),
+    ]
