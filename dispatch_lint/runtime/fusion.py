@@ -15,7 +15,7 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place;
 - consecutive element-wise steps over one large shape run chunk by chunk, each chunk through
-  all the steps while it is in cache, on every core that is free (``fusion_threads``):
+  all the steps, on every core that is free (``fusion_threads``):
   ufuncs release the GIL, chunks write disjoint ranges, so the result is the whole-array one
   bit for bit. Reductions and matmuls are never split.
 
@@ -93,13 +93,13 @@ _UFUNCS: dict[str, np.ufunc] = {
     "tanh": np.tanh,
     "relu": np.maximum,
 }
-#: Element-wise steps of at least this many elements run in chunks: below it, waking a
-#: helper thread costs more than the half of the step it takes over.
+#: Element-wise steps of at least this many elements run in chunks. An estimate: waking a
+#: helper takes tens of microseconds, a 2^18-element float32 add about 65.
 CHUNK_THRESHOLD = 1 << 18
-#: Elements per chunk: enough that the Python cost of a chunk (a few microseconds) is small
-#: next to its work, few enough that a chunk's intermediates stay in a core's cache between
-#: the steps of a run (tanh-exp-sqrt-log over 4M float32 on 2 busy cores: 10.5 ms in chunks
-#: of 2^17 to 2^19 elements, 14.2 ms in whole-array passes).
+#: Elements per chunk, about. Measured over 4M float32 on 2 cores: chunks of 2^16 elements
+#: lose to the Python cost of a chunk (a few microseconds per ufunc call); 2^17 to 2^20
+#: ran alike, and on busy cores as fast as whole-array passes; a few chunks per thread
+#: keep the threads' shares even when one of them is slowed down.
 CHUNK_ELEMENTS = 1 << 18
 #: Exponents of ``pow`` by a constant that a fused kernel unrolls into multiplications.
 _UNROLLED_EXPONENTS = frozenset({1, 2, 3, 4})
@@ -180,10 +180,10 @@ class _ChunkedSteps:
     """Consecutive element-wise steps over one large shape, run chunk by chunk on every core.
 
     The chunks split the first axis longer than 1 into ranges; each chunk runs all the steps
-    on its range in turn (its intermediates are still in cache for the next step). Chunks
-    write disjoint ranges, and element-wise ufuncs compute each element alone, so the result
-    is the single-threaded one bit for bit (ranges start at multiples of 64 elements so
-    NumPy's SIMD loops group elements as they do over the whole array).
+    on its range in turn, so the threads meet once per run of steps, not once per step.
+    Chunks write disjoint ranges, and element-wise ufuncs compute each element alone, so the
+    result is the single-threaded one bit for bit (ranges start at multiples of 64 elements
+    so NumPy's SIMD loops group elements as they do over the whole array).
     """
 
     steps: tuple[_UfuncStep, ...]
@@ -550,7 +550,9 @@ def _chunk_indices(
         return None
     length, inner = shape[axis], math.prod(shape[axis + 1 :])
     step_rows = _CHUNK_ALIGNMENT // math.gcd(_CHUNK_ALIGNMENT, inner)
-    rows = max(1, -(-chunk_elements // inner))
+    count = -(-length // max(1, -(-chunk_elements // inner)))
+    # Even chunks (an uneven last one would leave a thread idle at the end), aligned.
+    rows = -(-length // count)
     rows = -(-rows // step_rows) * step_rows
     if rows >= length:
         return None
