@@ -144,7 +144,7 @@ class ChunkPool:
         # The caller and every helper need a core; half a core of slack, as the measurement
         # counts 10 ms clock ticks.
         self._spare = spare if spare is not None else SpareCores(helpers + 0.5)
-        self._tasks: queue.SimpleQueue[_Task] = queue.SimpleQueue()
+        self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         for number in range(helpers):
             threading.Thread(
                 target=self._serve, name=f"dispatch-lint-fusion-{number}", daemon=True
@@ -154,8 +154,8 @@ class ChunkPool:
         # The plan runs under errstate(all="ignore") (IEEE results, no warnings, as the
         # reference interpreter); NumPy's error state is per thread, so helpers set it too.
         with np.errstate(all="ignore"):
-            while True:
-                self._tasks.get().help()
+            while (task := self._tasks.get()) is not None:
+                task.help()
 
     def run(self, work: Callable[[int], None], chunks: int) -> None:
         """Call ``work(i)`` for every ``i < chunks``, spread over the caller and the helpers;
@@ -169,6 +169,11 @@ class ChunkPool:
         task.done.wait()
         if task.error is not None:
             raise task.error
+
+    def close(self) -> None:
+        """Stop the helpers once they are done with the tasks already posted."""
+        for _ in range(self.helpers):
+            self._tasks.put(None)
 
 
 _pool: ChunkPool | None = None

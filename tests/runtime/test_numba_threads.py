@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -27,6 +28,19 @@ INPUTS = {
     "n": RNG.integers(-3, 4, size=(ROWS, COLS)).astype(np.int64),
 }
 UNSPLIT = {"chunk_threshold": 1 << 62}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def helpers_always_join() -> Iterator[None]:
+    """The replays here run on a pool whose two helpers always join, spare cores or not (the
+    process's own pool would leave the caller alone on a busy machine)."""
+    pool = fusion_threads.ChunkPool(2, spare=lambda: True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fusion_threads, "_pool", pool)
+        yield
+    pool.close()
+
+
 # Odd, tiny chunks: many of them, the last one short.
 TINY = {"chunk_threshold": 1, "chunk_elements": 3000}
 
@@ -202,13 +216,35 @@ def test_the_pool_runs_every_chunk_exactly_once(helpers: int) -> None:
 
     for _ in range(20):
         pool.run(work, len(counts))
+    pool.close()
     assert counts == [20] * 50
+
+
+def test_helpers_run_chunks_under_the_plan_error_state() -> None:
+    # Two chunks; the first one claimed waits until the other has started, so the caller
+    # and the helper run one each.
+    pool = fusion_threads.ChunkPool(1, spare=lambda: True)
+    started = [threading.Event(), threading.Event()]
+    seen: dict[int, tuple[int, dict[str, str]]] = {}
+
+    def work(chunk: int) -> None:
+        started[chunk].set()
+        assert started[1 - chunk].wait(timeout=30)
+        seen[chunk] = (threading.get_ident(), np.geterr())
+
+    with np.errstate(all="ignore"):
+        pool.run(work, 2)
+    pool.close()
+    assert {ident for ident, _ in seen.values()} != {threading.get_ident()}
+    for _, state in seen.values():
+        assert set(state.values()) == {"ignore"}
 
 
 def test_without_spare_cores_the_caller_runs_every_chunk() -> None:
     pool = fusion_threads.ChunkPool(2, spare=lambda: False)
     runners: set[int] = set()
     pool.run(lambda chunk: runners.add(threading.get_ident()), 40)
+    pool.close()
     assert runners == {threading.get_ident()}
 
 
@@ -250,6 +286,7 @@ def test_callers_on_several_threads_share_the_pool() -> None:
         thread.start()
     for thread in threads:
         thread.join()
+    pool.close()
     assert results == {n: [120 * n] * 30 for n in range(1, 6)}
 
 
@@ -263,6 +300,7 @@ def test_an_exception_in_a_chunk_reaches_the_caller() -> None:
     with pytest.raises(MemoryError, match="chunk 7"):
         pool.run(work, 12)
     pool.run(lambda chunk: None, 12)  # the pool still works
+    pool.close()
 
 
 def test_thread_count_comes_from_the_environment(
