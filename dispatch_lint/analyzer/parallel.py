@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import posixpath
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ __all__ = [
     "Group",
     "GroupResult",
     "analyze_group",
+    "check_syntax_only",
     "default_jobs",
     "import_groups",
     "run_groups",
@@ -38,6 +40,7 @@ __all__ = [
 
 #: Below this much source in groups to analyse, a pool costs more than it saves.
 MIN_PARALLEL_BYTES = 256 * 1024
+_ENGINE = "dispatch_lint.analyzer.engine"
 #: Files without any dispatch code only need CPython's syntax check: they travel in batches.
 SYNTAX_BATCH_FILES = 64
 
@@ -216,6 +219,33 @@ def analyze_group(
     )
 
 
+def check_syntax_only(files: Sequence[FileToCheck]) -> GroupResult:
+    """What the engine finds in files that cannot take part in a dispatch flow: CPython's
+    syntax errors (DL000), nothing else. Done here so that such runs never load libcst."""
+    from dispatch_lint.analyzer.parse import check_syntax
+    from dispatch_lint.catalog import rule
+
+    spec = rule("DL000")
+    found = []
+    for file in files:
+        problem = check_syntax(file.source, file.path)
+        if problem is not None:
+            found.append(
+                Diagnostic(
+                    path=file.path,
+                    line=problem.line,
+                    column=problem.column,
+                    rule=spec.id,
+                    name=spec.name,
+                    severity=spec.severity,
+                    message=f"{spec.message}: {problem.reason}",
+                    end_line=problem.line,
+                    end_column=problem.column,
+                )
+            )
+    return GroupResult(tuple(sorted(found)))
+
+
 def _split(result: GroupResult, groups: Sequence[Group]) -> list[GroupResult]:
     """A result over several groups cut back into one result per group, by path."""
     owner = {f.path: i for i, group in enumerate(groups) for f in group.files}
@@ -267,6 +297,10 @@ def _run_in_process(
     task: list[int], groups: Sequence[Group], settings: AnalysisSettings | None
 ) -> list[GroupResult]:
     chosen = [groups[i] for i in task]
+    # Without a seed the engine only checks syntax, like check_syntax_only, whose one purpose
+    # is to spare loading libcst: once the engine is loaded anyway, it judges every file.
+    if not any(g.seeded for g in chosen) and _ENGINE not in sys.modules:
+        return [check_syntax_only(group.files) for group in chosen]
     if len(chosen) == 1:
         return [analyze_group(chosen[0].files, settings)]
     # Independent groups checked in one engine call give what each alone gives.
@@ -313,9 +347,10 @@ def _execute(
         for task in tasks:
             yield task, _run_in_process(task, groups, settings)
         return
-    # Imported before the fork so that the workers do not each import libcst again.
-    from dispatch_lint import rules  # noqa: F401
-    from dispatch_lint.analyzer import engine  # noqa: F401
+    if any(groups[i].seeded for task in tasks for i in task):
+        # Imported before the fork so that the workers do not each import libcst again.
+        from dispatch_lint import rules  # noqa: F401
+        from dispatch_lint.analyzer import engine  # noqa: F401
 
     global _WORK
     _WORK = (groups, settings)
