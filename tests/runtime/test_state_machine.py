@@ -247,7 +247,9 @@ class RuntimeMachine(RuleBasedStateMachine):
         if model.dtype is not None:
             assert np.dtype(tensor.dtype) == model.dtype
         if not model.device.is_capture:
-            values_close(tensor.numpy(), self.expected(model))
+            data = tensor.numpy()
+            assert data.dtype == np.dtype(tensor.dtype)
+            values_close(data, self.expected(model))
         entry = Entry(tensor, model)
         self.all_tensors.append(entry)
         return entry
@@ -477,6 +479,30 @@ class RuntimeMachine(RuleBasedStateMachine):
 
     @rule(
         target=tensors,
+        kinds=st.lists(st.sampled_from(["numpy", "numba", "capture"]), min_size=2, max_size=2),
+        autodiff=st.lists(st.booleans(), min_size=2, max_size=2),
+        data=st.lists(array_data(), min_size=2, max_size=2),
+    )
+    def fresh_pair(self, kinds: list[str], autodiff: list[bool], data: list[np.ndarray]) -> Any:
+        """Two fresh tensors on any two kinds of device, combined by every binary op: each
+        device pairing of DL008 comes up often, not only when two random tensors meet."""
+        operands = []
+        for kind, lifted, array in zip(kinds, autodiff, data):
+            real = DeviceKind("numpy" if kind == "capture" else kind, autodiff=lifted)
+            entry = self.create(Dev(self.device_for(real), real), array, "tensor")
+            if kind == "capture":  # a constant of the newest capture device (or autodiff over one)
+                captures = [
+                    d for d in self.all_devices if d.kind.is_capture and d.kind.autodiff == lifted
+                ]
+                if not captures:
+                    return multiple()
+                entry = self.move(entry, captures[-1], False)
+            operands.append(entry)
+        results = [self.binary(*operands, op) for op in [*ARITHMETIC, *COMPARISONS]]
+        return multiple(*(r for r in results if isinstance(r, Entry)))
+
+    @rule(
+        target=tensors,
         t=tensors,
         op=st.sampled_from(["* 2.0", "+ 1", "2.0 -", "neg", "tanh", "abs", "sum"]),
     )
@@ -570,6 +596,30 @@ class RuntimeMachine(RuleBasedStateMachine):
             required=False,
         )
         return self.new_entry(moved, model)
+
+    @rule(
+        data=array_data(),
+        as_bool=st.booleans(),
+        autodiff=st.booleans(),
+        path=st.lists(st.sampled_from(["numpy", "numba"]), min_size=1, max_size=4),
+    )
+    def move_round_trip(
+        self, data: np.ndarray, as_bool: bool, autodiff: bool, path: list[str]
+    ) -> None:
+        """Moves along a random path of NumPy and Numba devices (plain, or autodiff on both
+        ends) keep every bit of every dtype, bool (comparison results) included."""
+        start = self.device_for(DeviceKind("numpy", autodiff=autodiff))
+        moving = dispatch.tensor(self.hand(data), device=start)
+        if as_bool:
+            moving = moving > 0
+        original = moving.numpy()
+        for backend in path:
+            target = self.device_for(DeviceKind(backend, autodiff=autodiff))
+            moving = moving.to_device(target)
+            assert moving.device == target
+            identical(moving.numpy(), original)
+        if autodiff:
+            identical(moving.inner().numpy(), original)
 
     # -- autodiff ------------------------------------------------------------------------------
 
