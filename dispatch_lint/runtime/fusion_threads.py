@@ -99,13 +99,22 @@ class SpareCores:
     the last window (Linux ``/proc/stat``; elsewhere always yes). Re-measured at most once
     per ``window`` seconds, on a call, so it costs one clock read per call in between."""
 
-    def __init__(self, needed: float, window: float = 0.5) -> None:
+    def __init__(self, needed: float, window: float = 0.25) -> None:
         self.needed = needed
         self.window = window
-        self.available = True  # until the first window says otherwise
         self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         self._lock = threading.Lock()
         self._last = self._sample()
+        self.available = self._last[1] is None or self._guess()
+
+    def _guess(self) -> bool:
+        """Before the first window: the load average says how many threads want a core;
+        this process's own calling thread counts in it and is one of the ``needed``."""
+        try:
+            waiting = os.getloadavg()[0]
+        except OSError:
+            return True
+        return threads() - waiting >= self.needed - 1
 
     def _idle_seconds(self) -> float | None:
         try:
@@ -157,11 +166,15 @@ class ChunkPool:
             while (task := self._tasks.get()) is not None:
                 task.help()
 
+    def helping(self) -> bool:
+        """Whether helpers join the tasks run now (there are some, and cores to spare)."""
+        return self.helpers > 0 and self._spare()
+
     def run(self, work: Callable[[int], None], chunks: int) -> None:
         """Call ``work(i)`` for every ``i < chunks``, spread over the caller and the helpers;
         returns when all are done and re-raises the first exception one of them raised."""
         task = _Task(work, chunks)
-        if self.helpers and self._spare():
+        if self.helping():
             # A helper that wakes after the caller finished finds nothing left to claim.
             for _ in range(min(self.helpers, chunks - 1)):
                 self._tasks.put(task)

@@ -138,6 +138,15 @@ def test_a_chain_of_large_element_wise_steps_runs_as_one_chunked_run() -> None:
     assert plan.fused_kernels == 3
 
 
+def test_without_helpers_a_chunked_run_computes_whole_arrays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    program = chain()
+    expected = run_plan(program, **UNSPLIT)
+    monkeypatch.setattr(fusion_threads, "_pool", fusion_threads.ChunkPool(0))
+    assert_identical(expected, run_plan(program, **TINY))
+
+
 def test_small_steps_are_not_chunked() -> None:
     cap = dispatch.Capture()
     x = dispatch.placeholder((64, 64), device=cap, name="x", dtype="float32")
@@ -256,13 +265,18 @@ def test_spare_cores_count_idle_time_and_this_process_own_time() -> None:
     assert fusion_threads.spare_cores(100.0, 100.0, 0.0, 0.0) == 0.0
 
 
-def test_spare_cores_decide_once_per_window() -> None:
-    spare = fusion_threads.SpareCores(needed=1e9, window=3600.0)
-    assert spare() is True  # no window measured yet
+def test_spare_cores_are_guessed_from_the_load_then_measured_per_window() -> None:
+    linux = os.path.exists("/proc/stat")
+    # Before the first window: the load average (no machine has a billion free cores).
+    assert fusion_threads.SpareCores(needed=-1e9, window=3600.0)() is True
+    assert fusion_threads.SpareCores(needed=1e9, window=3600.0)() is not linux
+    # After a window: measured.
     spare = fusion_threads.SpareCores(needed=1e9, window=0.0)
     sum(range(200_000))  # some CPU time in the window
-    # Linux measures the window (no machine has 1e9 free cores); elsewhere helpers join.
-    assert spare() is not os.path.exists("/proc/stat")
+    assert spare() is not linux
+    spare = fusion_threads.SpareCores(needed=-1e9, window=0.0)
+    sum(range(200_000))
+    assert spare() is True
 
 
 def test_callers_on_several_threads_share_the_pool() -> None:
