@@ -620,13 +620,8 @@ class FunctionRun:
         return False
 
     def keep_effect(self, target: Value, proj: str, value: Value) -> None:
-        """A heap write that depends on the calling context, or fills a container this run
-        made (each call makes a new one): replayed at each call."""
-        if (
-            any(self.is_symbolic(a) for a in target)
-            or any(self.is_symbolic(a) for a in value)
-            or any(isinstance(a, Box) and a.site.owner == self.owner for a in target)
-        ):
+        """A heap write that depends on the calling context: replayed at each call."""
+        if any(self.is_symbolic(a) for a in target) or any(self.is_symbolic(a) for a in value):
             key = (target, proj, value)
             self.effects.setdefault(key, (target, proj, value))
 

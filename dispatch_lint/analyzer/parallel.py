@@ -18,7 +18,9 @@ import os
 import posixpath
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -327,7 +329,8 @@ def run_groups(
     done: Callable[[int, GroupResult], None] | None = None,
 ) -> list[GroupResult]:
     """Analyse every group (``jobs`` worker processes at most) and return one result per
-    group, in the order of ``groups``. ``done(index, result)`` is told of each as it ends.
+    group, in the order of ``groups``. ``done(index, result)`` is told of each result worth
+    keeping as it ends (not of a group whose worker died: that may not happen again).
 
     A run with one job, on a platform without ``fork``, or with little to do stays in this
     process: a pool only pays for itself on runs of many files.
@@ -341,10 +344,12 @@ def run_groups(
         and pending >= MIN_PARALLEL_BYTES
         and "fork" in multiprocessing.get_all_start_methods()
     )
-    for task, found in _execute(tasks, groups, settings, jobs if parallel else 1):
+    for task, found, lasting in _execute(
+        tasks, groups, settings, jobs if parallel else 1
+    ):
         for index, result in zip(task, found):
             results[index] = result
-            if done is not None:
+            if done is not None and lasting:
                 done(index, result)
     return [r if r is not None else GroupResult() for r in results]
 
@@ -354,10 +359,11 @@ def _execute(
     groups: Sequence[Group],
     settings: AnalysisSettings | None,
     jobs: int,
-) -> Iterator[tuple[list[int], list[GroupResult]]]:
+) -> Iterator[tuple[list[int], list[GroupResult], bool]]:
+    """(task, its results, whether they may be kept) for every task."""
     if jobs == 1:
         for task in tasks:
-            yield task, _run_in_process(task, groups, settings)
+            yield task, _run_in_process(task, groups, settings), True
         return
     if any(groups[i].seeded for task in tasks for i in task):
         # Imported before the fork so that the workers do not each import libcst again.
@@ -367,9 +373,36 @@ def _execute(
     global _WORK
     _WORK = (groups, settings)
     try:
-        # fork: workers inherit the files (no pickling of sources) and the imported engine.
-        context = multiprocessing.get_context("fork")
-        with context.Pool(min(jobs, len(tasks))) as pool:
-            yield from pool.imap_unordered(_run_task, tasks, chunksize=1)
+        unfinished = yield from _in_pool(tasks, jobs)
+        # A worker died (a crash in C, the out-of-memory killer), and with it the tasks it
+        # held or had not started: each group again, alone in a fresh process, so that only
+        # a group that kills its process again is lost, as a per-file error.
+        for index in (i for task in unfinished for i in task):
+            if (yield from _in_pool([[index]], 1)):
+                yield [index], [_died(groups[index])], False
     finally:
         _WORK = None
+
+
+def _in_pool(
+    tasks: list[list[int]], jobs: int
+) -> Generator[tuple[list[int], list[GroupResult], bool], None, list[list[int]]]:
+    """Run ``tasks`` in a pool of forked workers (which inherit the files: no pickling of
+    sources); return the tasks lost to a worker that died."""
+    unfinished: list[list[int]] = []
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
+        futures = {pool.submit(_run_task, task): task for task in tasks}
+        for future in as_completed(futures):
+            try:
+                task, found = future.result()
+            except BrokenProcessPool:
+                unfinished.append(futures[future])
+                continue
+            yield task, found, True
+    return unfinished
+
+
+def _died(group: Group) -> GroupResult:
+    message = "internal error while checking this file: the process checking it died"
+    return GroupResult(errors=tuple(FileError(f.path, message) for f in group.files))

@@ -102,6 +102,14 @@ class Summary:
     events: tuple[Event, ...]
     effects: tuple[tuple[Value, str, Value], ...]
 
+    def boxes_made_by(self, owner: object) -> frozenset[object]:
+        """Containers the function (``owner``) makes and fills with its parameters' values:
+        each call gets its own (the effects fill it), so contexts do not leak into each other."""
+        return frozenset(
+            a for target, _, _ in self.effects for a in target
+            if isinstance(a, Box) and a.site.owner == owner
+        )
+
     def signature(self) -> tuple[object, ...]:
         return (
             self.ret,
@@ -518,7 +526,7 @@ class Program:
             if flat:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")
-        subst = Substitution(self, run, info, bound, node)
+        subst = Substitution(self, run, info, bound, node, summary.boxes_made_by(info.key))
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
@@ -640,12 +648,14 @@ class Substitution:
     """Instantiates a callee's summary values in one calling context."""
 
     def __init__(self, program: Program, run: FunctionRun, info: FuncInfo,
-                 bound: dict[int, Value], node: cst.CSTNode) -> None:
+                 bound: dict[int, Value], node: cst.CSTNode,
+                 per_call_boxes: frozenset[object] = frozenset()) -> None:
         self.program = program
         self.run = run
         self.info = info
         self.bound = bound
         self.node = node
+        self.per_call_boxes = per_call_boxes
         #: atoms that came from the caller's arguments: findings must involve one of them
         self.fresh: set[object] = set()
         self._cache: dict[int, Value] = {}
@@ -670,8 +680,8 @@ class Substitution:
             return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
-        if isinstance(atom, Box) and atom.site.owner == self.info.key:
-            # a container the callee made: a new one per call, filled by the callee's effects
+        if isinstance(atom, Box) and atom in self.per_call_boxes:
+            # a container the callee made and filled with its parameters: one per call
             site = atom.site.called_from(id(self.node), self.run.owner)
             return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
