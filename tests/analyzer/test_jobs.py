@@ -179,3 +179,28 @@ def test_groups_keep_importers_with_their_helpers() -> None:
         (("lone.py",), False),
         (("tool.py",), True),
     ]
+
+
+def test_a_worker_that_dies_costs_only_its_own_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
+) -> None:
+    _write_project(tmp_path, 6)
+    (tmp_path / "doomed.py").write_text("import dispatch_lint\n# CRASH\n")
+
+    def crashing(
+        files: Sequence[engine.SourceFile], settings: object = None
+    ) -> engine.AnalysisResult:
+        if any(b"CRASH" in f.source for f in files):
+            os._exit(3)  # only ever in a worker process: the pool is forced on
+        return _real_analyze(files, settings)  # type: ignore[arg-type]
+
+    expected = check_paths([str(tmp_path)], Config(), jobs=2).report
+    monkeypatch.setattr(engine, "analyze", crashing)
+    report = check_paths([str(tmp_path)], Config(), jobs=2).report
+    assert report.diagnostics == expected.diagnostics
+    assert [(e.path.rsplit("/", 1)[-1], e.message) for e in report.errors] == [
+        (
+            "doomed.py",
+            "internal error while checking this file: the process checking it died",
+        )
+    ]
