@@ -36,7 +36,6 @@ from dispatch_lint.analyzer.values import (
     Trace,
     Tup,
     Value,
-    code_of,
     devices_clash,
     join_all,
 )
@@ -44,7 +43,7 @@ from dispatch_lint.analyzer.values import (
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.summaries import FuncInfo, Program
 
-__all__ = ["State", "FunctionRun"]
+__all__ = ["FunctionRun", "State"]
 
 #: Loops are iterated at most this often; the lattice is small, so this is rarely reached.
 MAX_LOOP_ROUNDS = 6
@@ -302,22 +301,18 @@ class FunctionRun:
         if stmt.value is not None:
             value = self.eval(stmt.value, state)
             self.returns = self.returns.join(value.map_traces(self.step(stmt, "returned")))
-        return None
 
     def stmt_Raise(self, stmt: cst.Raise, state: State) -> None:
         if stmt.exc is not None:
             self.eval(stmt.exc, state)
-        return None
 
     def stmt_Break(self, stmt: cst.Break, state: State) -> None:
         if self.loops:
             self.loops[-1].breaks.append(state)
-        return None
 
     def stmt_Continue(self, stmt: cst.Continue, state: State) -> None:
         if self.loops:
             self.loops[-1].continues.append(state)
-        return None
 
     def stmt_Assert(self, stmt: cst.Assert, state: State) -> State | None:
         true_state, _ = self.condition(stmt.test, state)
@@ -558,9 +553,7 @@ class FunctionRun:
             part = EMPTY
             before_star = not any(isinstance(e, cst.StarredElement) for e in elements[:index + 1])
             for atom, trace in value.items():
-                if isinstance(atom, Tup) and len(atom.items) == len(elements) and not starred:
-                    part = part.join(atom.items[index])
-                elif isinstance(atom, Tup) and before_star and index < len(atom.items):
+                if isinstance(atom, Tup) and len(atom.items) == len(elements) and not starred or isinstance(atom, Tup) and before_star and index < len(atom.items):
                     part = part.join(atom.items[index])
                 elif isinstance(atom, Box) and before_star:
                     part = part.join(self.program.box_item(atom, index))

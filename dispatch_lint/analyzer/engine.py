@@ -28,7 +28,7 @@ from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
 from dispatch_lint.analyzer.values import Step
 from dispatch_lint.catalog import rule
 
-__all__ = ["SourceFile", "SinkSpec", "AnalysisSettings", "AnalysisResult", "analyze"]
+__all__ = ["AnalysisResult", "AnalysisSettings", "SinkSpec", "SourceFile", "analyze"]
 
 #: Longer traces keep their first and last steps.
 MAX_TRACE_STEPS = 40

@@ -39,7 +39,7 @@ from dispatch_lint.analyzer.values import (
     join_all,
 )
 
-__all__ = ["FileInfo", "FuncInfo", "ClassInfo", "Summary", "Finding", "Program"]
+__all__ = ["ClassInfo", "FileInfo", "Finding", "FuncInfo", "Program", "Summary"]
 
 #: Whole-program rounds; values only grow, so this bound is reached only on pathological code.
 MAX_ROUNDS = 8

@@ -16,27 +16,27 @@ from typing import Any, Union
 import libcst as cst
 
 __all__ = [
-    "Site",
-    "Dev",
-    "Ten",
-    "devices_clash",
-    "Sym",
-    "Str",
-    "Ref",
-    "Inst",
-    "Cls",
-    "Closure",
-    "Tup",
-    "Box",
-    "ProgramAtom",
-    "UNKNOWN",
-    "Unknown",
-    "Atom",
-    "Step",
-    "Trace",
-    "Value",
     "EMPTY",
+    "UNKNOWN",
+    "Atom",
+    "Box",
+    "Closure",
+    "Cls",
+    "Dev",
+    "Inst",
+    "ProgramAtom",
+    "Ref",
+    "Site",
+    "Step",
+    "Str",
+    "Sym",
+    "Ten",
+    "Trace",
+    "Tup",
+    "Unknown",
+    "Value",
     "code_of",
+    "devices_clash",
 ]
 
 
@@ -237,7 +237,7 @@ class Trace:
     splices a whole trace (``prefix``) before its parent. Extending is O(1); shared tails keep
     traces cheap however long the call chains they follow."""
 
-    __slots__ = ("step", "parent", "prefix", "length")
+    __slots__ = ("length", "parent", "prefix", "step")
 
     def __init__(self, step: Step | None, parent: Trace | None = None,
                  length: int | None = None, prefix: Trace | None = None) -> None:

@@ -17,7 +17,7 @@ from dispatch_lint.rules.mixed_device_op import MixedDeviceOp
 from dispatch_lint.rules.nested_autodiff import NestedAutodiff
 from dispatch_lint.rules.syntax_error import SyntaxErrorRule
 
-__all__ = ["Rule", "ALL_RULES", "RULES_BY_ID", "get_rule"]
+__all__ = ["ALL_RULES", "RULES_BY_ID", "Rule", "get_rule"]
 
 ALL_RULES: tuple[type[Rule], ...] = (
     SyntaxErrorRule,

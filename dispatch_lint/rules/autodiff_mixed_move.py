@@ -27,22 +27,22 @@ class AutodiffMixedMove(Rule):
 
     spec = rule("DL007")
     events = frozenset({"move", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "w = dispatch.tensor([1.0], device=dispatch.Autodiff(dispatch.NumPy()))\n"
         "w.inner().to_device(dispatch.Numba())\n",
         "from dispatch_lint import runtime as dispatch\n"
         "w = dispatch.tensor([1.0], device='autodiff:numpy')\n"
         "w.to_device('autodiff:numba')\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "w = dispatch.tensor([1.0], device=dispatch.Autodiff(dispatch.NumPy()))\n"
         "w.to_device(dispatch.NumPy())  # expect\n",
         "from dispatch_lint import runtime as dispatch\n"
         "w = dispatch.tensor([1.0])\n"
         "w.to_device('autodiff:numpy')  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

@@ -27,13 +27,13 @@ class AutodiffOverCapture(Rule):
 
     spec = rule("DL004")
     events = frozenset({"autodiff_device", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "dev = dispatch.Autodiff(dispatch.NumPy())\n",
         "from dispatch_lint import runtime as dispatch\n"
         "dev = dispatch.device('autodiff:numba')\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "dev = dispatch.Autodiff(dispatch.Capture())  # expect\n",
         "from dispatch_lint import runtime as dispatch\n"
@@ -42,7 +42,7 @@ class AutodiffOverCapture(Rule):
         "def wrap(d):\n"
         "    return Autodiff(d)\n"
         "wrap(device('capture'))  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

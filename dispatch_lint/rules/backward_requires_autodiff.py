@@ -29,7 +29,7 @@ class BackwardRequiresAutodiff(Rule):
 
     spec = rule("DL006")
     events = frozenset({"autodiff", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "w = dispatch.tensor([1.0], device='autodiff:numpy').require_grad()\n",
         "from dispatch_lint import runtime as dispatch\n"
@@ -39,8 +39,8 @@ class BackwardRequiresAutodiff(Rule):
         "w = dispatch.tensor([1.0])\n"
         "w = dispatch.Autodiff(dispatch.NumPy()).wrap(w)\n"
         "w.require_grad()\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "w = dispatch.tensor([1.0, 2.0])\n"
         "w.require_grad()  # expect\n",
@@ -48,7 +48,7 @@ class BackwardRequiresAutodiff(Rule):
         "w = dispatch.ones((2,), device=dispatch.Numba())\n"
         "loss = (w * 2.0).sum()\n"
         "loss.backward()  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

@@ -24,9 +24,9 @@ class Rule:
     #: the event kinds this rule judges
     events: ClassVar[frozenset[str]] = frozenset()
     #: snippets the rule must stay silent on
-    VALID: ClassVar[list[str]] = []
+    VALID: ClassVar[tuple[str, ...]] = ()
     #: snippets the rule must flag, each on the line marked ``# expect``
-    INVALID: ClassVar[list[str]] = []
+    INVALID: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

@@ -31,7 +31,7 @@ class CaptureBackward(Rule):
 
     spec = rule("DL001")
     events = frozenset({"autodiff", "no_capture", "training", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "dev = dispatch.Autodiff(dispatch.NumPy())\n"
         "w = dispatch.tensor([1.0, 2.0], device=dev).require_grad()\n"
@@ -50,8 +50,8 @@ class CaptureBackward(Rule):
         "    def backward(self):\n"
         "        return 1\n"
         "Optimizer().backward()\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "x = dispatch.placeholder((3,), name='x')\n"
         "loss = (x * x).sum()\n"
@@ -69,7 +69,7 @@ class CaptureBackward(Rule):
         "from dispatch_lint.runtime import Capture, Autodiff, tensor\n"
         "t = tensor([1.0], device=Autodiff(Capture()))  # DL004 here, too\n"
         "t.inner()  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

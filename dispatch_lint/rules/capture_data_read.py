@@ -29,7 +29,7 @@ class CaptureDataRead(Rule):
 
     spec = rule("DL003")
     events = frozenset({"read", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "x = dispatch.placeholder((3,), name='x')\n"
         "print(x, x.shape, f'{x}', str(x), repr(x), x.dtype)\n",
@@ -42,8 +42,8 @@ class CaptureDataRead(Rule):
         "    if not dispatch.is_capture(t):\n"
         "        print(t.item())\n"
         "show(dispatch.placeholder(()))\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "x = dispatch.placeholder((3,), name='x')\n"
         "v = x.sum().item()  # expect\n",
@@ -58,7 +58,7 @@ class CaptureDataRead(Rule):
         "from dispatch_lint import runtime as dispatch\n"
         "x = dispatch.placeholder((), name='x')\n"
         "print(f'{x:.3f}')  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

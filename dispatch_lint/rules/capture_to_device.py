@@ -28,7 +28,7 @@ class CaptureToDevice(Rule):
 
     spec = rule("DL002")
     events = frozenset({"move", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "cap = dispatch.Capture()\n"
         "x = dispatch.placeholder((3,), device=cap, name='x')\n"
@@ -40,8 +40,8 @@ class CaptureToDevice(Rule):
         "x = dispatch.placeholder((3,), name='x')\n"
         "out = dispatch.replay(x + 1.0, {'x': [1.0, 2.0, 3.0]})\n"
         "out.to_device(dispatch.Numba())\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "x = dispatch.placeholder((3,), name='x')\n"
         "y = x.to_device(dispatch.NumPy())  # expect\n",
@@ -52,7 +52,7 @@ class CaptureToDevice(Rule):
         "def to_host(t):\n"
         "    return t.to_device(dispatch.NumPy())\n"
         "to_host(dispatch.placeholder((3,)))  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

@@ -31,7 +31,7 @@ class MixedDeviceOp(Rule):
 
     spec = rule("DL008")
     events = frozenset({"binop", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "cap = dispatch.Capture()\n"
         "x = dispatch.placeholder((3,), device=cap, name='x')\n"
@@ -41,8 +41,8 @@ class MixedDeviceOp(Rule):
         "ad = dispatch.Autodiff(dispatch.NumPy())\n"
         "w = dispatch.ones((3,), device=ad)\n"
         "y = w * dispatch.ones((3,))\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "x = dispatch.placeholder((3,), name='x')\n"
         "w = dispatch.ones((3,))\n"
@@ -55,7 +55,7 @@ class MixedDeviceOp(Rule):
         "x = dispatch.placeholder((3,), name='x')\n"
         "y = dispatch.placeholder((3,), name='y')\n"
         "z = x + y  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

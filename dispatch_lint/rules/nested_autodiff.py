@@ -25,17 +25,17 @@ class NestedAutodiff(Rule):
 
     spec = rule("DL005")
     events = frozenset({"autodiff_device", "user_sink"})
-    VALID = [
+    VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "dev = dispatch.Autodiff(dispatch.Numba())\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "dev = dispatch.Autodiff(dispatch.Autodiff(dispatch.NumPy()))  # expect\n",
         "from dispatch_lint import runtime as dispatch\n"
         "base = dispatch.device('autodiff:numpy')\n"
         "dev = dispatch.Autodiff(base)  # expect\n",
-    ]
+    )
 
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:

@@ -22,5 +22,5 @@ class SyntaxErrorRule(Rule):
     """
 
     spec = rule("DL000")
-    VALID = ["x = 1\n", ""]
-    INVALID = ["def main(:  # expect\n    pass\n", "x = (1,  # expect\n"]
+    VALID = ("x = 1\n", "")
+    INVALID = ("def main(:  # expect\n    pass\n", "x = (1,  # expect\n")
