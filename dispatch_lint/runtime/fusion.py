@@ -45,8 +45,8 @@ from dispatch_lint.runtime.fusion_codegen import (
 )
 
 __all__ = [
-    "CHUNK_ELEMENTS",
     "CHUNK_THRESHOLD",
+    "CHUNK_WORK",
     "FusionStats",
     "ProgramPlan",
     "plan_program",
@@ -93,14 +93,15 @@ _UFUNCS: dict[str, np.ufunc] = {
     "tanh": np.tanh,
     "relu": np.maximum,
 }
-#: Element-wise steps of at least this many elements run in chunks. An estimate: waking a
-#: helper takes tens of microseconds, a 2^18-element float32 add about 65.
+#: Work is counted in element-steps: a run of 4 steps over 1e5 elements is 4e5 of them.
+#: A run of element-wise steps of at least this much work runs in chunks. An estimate:
+#: waking a helper takes tens of microseconds; 2^18 element-steps take 65 (float32 add) to
+#: 100 (tanh) microseconds.
 CHUNK_THRESHOLD = 1 << 18
-#: Elements per chunk, about. Measured over 4M float32 on 2 cores: chunks of 2^16 elements
-#: lose to the Python cost of a chunk (a few microseconds per ufunc call); 2^17 to 2^20
-#: ran alike, and on busy cores as fast as whole-array passes; a few chunks per thread
-#: keep the threads' shares even when one of them is slowed down.
-CHUNK_ELEMENTS = 1 << 18
+#: Work per chunk, about: enough that the Python cost of a chunk (a microsecond or two per
+#: ufunc call) stays a few percent, small enough for several chunks per thread, which
+#: evens the threads' shares when one of them is slowed down.
+CHUNK_WORK = 1 << 19
 #: Exponents of ``pow`` by a constant that a fused kernel unrolls into multiplications.
 _UNROLLED_EXPONENTS = frozenset({1, 2, 3, 4})
 
@@ -383,12 +384,13 @@ def plan_program(
     kernels: Any,
     *,
     chunk_threshold: int = CHUNK_THRESHOLD,
-    chunk_elements: int = CHUNK_ELEMENTS,
+    chunk_work: int = CHUNK_WORK,
 ) -> ProgramPlan:
     """Plan a program's nodes (topologically ordered) into steps; see the module docstring.
 
-    Runs of element-wise steps of at least ``chunk_threshold`` elements run in chunks of
-    about ``chunk_elements`` elements, on every core when cores are free.
+    Runs of element-wise steps of one shape with at least ``chunk_threshold`` element-steps
+    of work run in chunks of about ``chunk_work`` element-steps, on every core while cores
+    are free.
     """
     values, output_values = _lower(nodes, outputs)
     count = len(values)
@@ -499,7 +501,7 @@ def plan_program(
         for step in steps
     ]
     planned = _chunk_large_steps(
-        values, steps, reads_workspace_view, chunk_threshold, chunk_elements
+        values, steps, reads_workspace_view, chunk_threshold, chunk_work
     )
     inputs = tuple(
         (i, v.attrs["name"]) for i, v in enumerate(values) if v.op == "input"
@@ -512,33 +514,29 @@ def _chunk_large_steps(
     steps: list[_UfuncStep | _KernelStep],
     excluded: list[bool],
     threshold: int,
-    chunk_elements: int,
+    chunk_work: int,
 ) -> tuple[_UfuncStep | _KernelStep | _ChunkedSteps, ...]:
-    """Runs of consecutive element-wise steps of one shape of at least ``threshold``
-    elements become ``_ChunkedSteps`` of about ``chunk_elements`` elements per chunk."""
+    """Runs of consecutive element-wise steps of one shape with at least ``threshold``
+    element-steps of work become ``_ChunkedSteps``."""
     planned: list[_UfuncStep | _KernelStep | _ChunkedSteps] = []
     run: list[_UfuncStep] = []
 
     def close_run() -> None:
-        if run:
-            indices = _chunk_indices(values, run, chunk_elements)
-            planned.extend(
-                run if indices is None else [_ChunkedSteps(tuple(run), indices)]
-            )
-            run.clear()
+        indices = None
+        work = math.prod(run[0].shape) * len(run) if run else 0
+        if work >= threshold:
+            indices = _chunk_indices(values, run, max(2, -(-work // chunk_work)))
+        planned.extend(run if indices is None else [_ChunkedSteps(tuple(run), indices)])
+        run.clear()
 
     for step, skip in zip(steps, excluded):
-        large = (
-            isinstance(step, _UfuncStep)
-            and not skip
-            and math.prod(step.shape) >= threshold
-        )
-        if not large or (run and run[0].shape != step.shape):
+        if not isinstance(step, _UfuncStep) or skip:
             close_run()
-        if large:
-            run.append(step)  # type: ignore[arg-type]
-        else:
             planned.append(step)
+            continue
+        if run and run[0].shape != step.shape:
+            close_run()
+        run.append(step)
     close_run()
     return tuple(planned)
 
@@ -549,17 +547,16 @@ _CHUNK_ALIGNMENT = 64
 
 
 def _chunk_indices(
-    values: list[_Value], run: list[_UfuncStep], chunk_elements: int
+    values: list[_Value], run: list[_UfuncStep], count: int
 ) -> tuple[tuple[tuple[tuple[slice, ...], tuple[_Index, ...]], ...], ...] | None:
-    """Each chunk's output and argument indices for a run of steps, or None for one chunk."""
+    """The output and argument indices of each of about ``count`` even chunks of a run of
+    steps, or None when the shape does not split."""
     shape = run[0].shape
     axis = next((a for a, extent in enumerate(shape) if extent > 1), None)
     if axis is None:
         return None
     length, inner = shape[axis], math.prod(shape[axis + 1 :])
     step_rows = _CHUNK_ALIGNMENT // math.gcd(_CHUNK_ALIGNMENT, inner)
-    count = -(-length // max(1, -(-chunk_elements // inner)))
-    # Even chunks (an uneven last one would leave a thread idle at the end), aligned.
     rows = -(-length // count)
     rows = -(-rows // step_rows) * step_rows
     if rows >= length:

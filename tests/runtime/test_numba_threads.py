@@ -42,7 +42,7 @@ def helpers_always_join() -> Iterator[None]:
 
 
 # Odd, tiny chunks: many of them, the last one short.
-TINY = {"chunk_threshold": 1, "chunk_elements": 3000}
+TINY = {"chunk_threshold": 1, "chunk_work": 3000}
 
 
 def placeholders(cap: dispatch.Device) -> dict[str, dispatch.Tensor]:
@@ -145,6 +145,17 @@ def test_without_helpers_a_chunked_run_computes_whole_arrays(
     expected = run_plan(program, **UNSPLIT)
     monkeypatch.setattr(fusion_threads, "_pool", fusion_threads.ChunkPool(0))
     assert_identical(expected, run_plan(program, **TINY))
+
+
+def test_chunking_follows_the_work_of_a_run_not_the_size_of_a_step() -> None:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((100_000,), device=cap, name="x", dtype="float32")
+    one_pass = dispatch.export(x * 2.0 + 1.0)
+    four_passes = dispatch.export(x.tanh().exp().sqrt().log())
+    plans = [
+        fusion.plan_program(p.nodes, p.outputs, NUMBA) for p in (one_pass, four_passes)
+    ]
+    assert [plan.chunked_steps for plan in plans] == [0, 4]
 
 
 def test_small_steps_are_not_chunked() -> None:
