@@ -569,11 +569,11 @@ class FunctionRun:
     def store_attr(self, obj: Value, name: str, value: Value) -> None:
         for atom in obj:
             if isinstance(atom, Inst):
-                self.program.write(("f", self.program.family(atom.cls), name),
+                self.program.write(self.program.field_key(atom, name),
                                    self.concrete_part(value))
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Cls):
-                self.program.write(("f", self.program.family(atom.cls), name),
+                self.program.write(self.program.field_key(atom, name),
                                    self.concrete_part(value))
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)

@@ -29,6 +29,7 @@ from dispatch_lint.analyzer.values import (
     Dev,
     Inst,
     Ref,
+    Site,
     Step,
     Str,
     Sym,
@@ -43,6 +44,8 @@ __all__ = ["ClassInfo", "FileInfo", "Finding", "FuncInfo", "Program", "Summary"]
 
 #: Whole-program rounds; values only grow, so this bound is reached only on pathological code.
 MAX_ROUNDS = 8
+#: Instances of one class told apart by where they are made, up to this many sites.
+MAX_INSTANCE_SITES = 8
 
 
 @dataclass
@@ -151,6 +154,7 @@ class Program:
         self.modules_done: set[int] = set()
         self.findings: dict[tuple[str, int, int], Finding] = {}
         self.errors: dict[int, str] = {}
+        self.instance_sites: dict[object, set[Site]] = {}
         self.changed = False
         self._free_names: dict[int, frozenset[str]] = {}
 
@@ -337,7 +341,6 @@ class Program:
         body = FunctionRun(self, run.file, run.owner, run.func, captured=dict(state.env))
         body.class_info = info  # type: ignore[attr-defined]
         body_state = body.run_block(node.body.body, State()) or State()
-        family = self.family(info.key)
         for stmt in node.body.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
@@ -351,8 +354,24 @@ class Program:
             if funcs:
                 info.methods[name] = funcs[0]
             else:
-                self.write(("f", family, name), value)
+                self.write(self.field_key(Cls(info.key), name), value)
         return info
+
+    def field_key(self, owner: Inst | Cls, name: str) -> tuple[object, ...]:
+        """The heap slot of field ``name``: per instance site, or the class's own (class
+        attributes, and instances we cannot tell apart). Subclasses share their base's."""
+        site = owner.site if isinstance(owner, Inst) else None
+        return ("f", self.family(owner.cls), site, name)
+
+    def new_instance(self, cls: object, run: FunctionRun, node: cst.CSTNode) -> Inst:
+        """An instance made at ``node``; past a few sites per class they share one slot set,
+        so that a class instantiated everywhere does not multiply the summaries."""
+        sites = self.instance_sites.setdefault(cls, set())
+        site = Site(run.file, id(node), run.owner)
+        if site not in sites and len(sites) >= MAX_INSTANCE_SITES:
+            return Inst(cls)
+        sites.add(site)
+        return Inst(cls, site)
 
     def family(self, cls: object) -> object:
         """Classes related by inheritance share their fields' slots."""
@@ -391,7 +410,10 @@ class Program:
                 return self.apply(method, run, Value.of(inst), (), {}, node)
             return Value.of(Ref(method.qualname, key=method.key, bound=Value.of(inst),
                                 no_capture=method.no_capture))
-        return self.heap.get(("f", self.family(inst.cls), name)) or Value.of(UNKNOWN)
+        value = self.heap.get(self.field_key(inst, name), EMPTY)
+        if inst.site is not None:
+            value = value.join(self.heap.get(self.field_key(Cls(inst.cls), name), EMPTY))
+        return value or Value.of(UNKNOWN)
 
     def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:
         method = self.find_method(cls.cls, name)
@@ -399,7 +421,7 @@ class Program:
             bound = Value.of(cls) if method.kind == "classmethod" else None
             return Value.of(Ref(method.qualname, key=method.key, bound=bound,
                                 no_capture=method.no_capture))
-        return self.heap.get(("f", self.family(cls.cls), name)) or Value.of(UNKNOWN)
+        return self.heap.get(self.field_key(cls, name)) or Value.of(UNKNOWN)
 
     def super_value(self, run: FunctionRun) -> Value:
         func = run.func
@@ -418,11 +440,11 @@ class Program:
 
     # ------------------------------------------------------------------ summaries
 
-    def summary(self, info: FuncInfo, closure: Closure | None, self_cls: object = None
-                ) -> Summary:
-        """The summary of ``info`` (a closure: with its captured values; a method: for
-        receivers of class ``self_cls``, so that ``self.forward()`` in a base class reaches
-        the subclass's override)."""
+    def summary(self, info: FuncInfo, closure: Closure | None,
+                self_cls: Inst | Cls | None = None) -> Summary:
+        """The summary of ``info`` (a closure: with its captured values; a method: for the
+        receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
+        subclass's override and each instance's fields stay its own)."""
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls)
         if key in self.done or key in self.in_progress:
             return self.summaries.get(key, EMPTY_SUMMARY)
@@ -446,18 +468,18 @@ class Program:
         self.summaries[key] = summary
         return summary
 
-    def _summarize(self, info: FuncInfo, closure: Closure | None, self_cls: object
-                   ) -> Summary:
+    def _summarize(self, info: FuncInfo, closure: Closure | None,
+                   self_cls: Inst | Cls | None) -> Summary:
         captured = {name: value for name, value in closure.captured if name} if closure else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         state = State()
         for index, param in enumerate(info.params):
             if index == 0 and info.cls is not None and info.kind in ("method", "property",
                                                                      "setter"):
-                state.env[param.name] = Value.of(Inst(self_cls or info.cls.key))
+                state.env[param.name] = Value.of(self_cls or Inst(info.cls.key))
                 run.self_value = state.env[param.name]
             elif index == 0 and info.cls is not None and info.kind == "classmethod":
-                state.env[param.name] = Value.of(Cls(self_cls or info.cls.key))
+                state.env[param.name] = Value.of(self_cls or Cls(info.cls.key))
             else:
                 step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`")
                 state.env[param.name] = Value.of(
@@ -477,20 +499,19 @@ class Program:
 
     def instantiate(self, cls: Cls, run: FunctionRun, args: tuple[Value, ...],
                     kwargs: dict[str, Value], node: cst.Call) -> Value:
-        inst = Inst(cls.cls)
+        inst = self.new_instance(cls.cls, run, node)
         init = self.find_method(cls.cls, "__init__")
         if init is not None:
             self.apply(init, run, Value.of(inst), args, kwargs, node)
         elif cls.cls in self.classes:
             # dataclass-style: annotated class fields are the constructor's parameters
             fields = self._all_fields(cls.cls)
-            family = self.family(cls.cls)
             for index, value in enumerate(args):
                 if index < len(fields):
-                    self.write(("f", family, fields[index]), run.concrete_part(value))
+                    self.write(self.field_key(inst, fields[index]), run.concrete_part(value))
                     run.keep_effect(Value.of(inst), "attr:" + fields[index], value)
             for name, value in kwargs.items():
-                self.write(("f", family, name), run.concrete_part(value))
+                self.write(self.field_key(inst, name), run.concrete_part(value))
                 run.keep_effect(Value.of(inst), "attr:" + name, value)
         return Value.of(inst)
 
@@ -507,18 +528,17 @@ class Program:
               closure: Closure | None = None) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed."""
+        self_cls: Inst | Cls | None = None
         if info.cls is not None and receiver is not None:
-            classes = sorted({a.cls for a in receiver if isinstance(a, (Inst, Cls))}, key=id)
-            if len(classes) > 1:
+            # one summary per receiver: its class decides overrides, its site its fields
+            receivers = [a for a in receiver if isinstance(a, (Inst, Cls))]
+            if len(receivers) > 1:
                 return join_all(
-                    self.apply(info, run, receiver.filter(
-                        lambda a, c=c: isinstance(a, (Inst, Cls)) and a.cls == c),
-                        args, kwargs, node, closure)
-                    for c in classes
+                    self.apply(info, run, Value.of(r), args, kwargs, node, closure)
+                    for r in receivers
                 )
-            self_cls = classes[0] if classes and classes[0] != info.cls.key else None
-        else:
-            self_cls = None
+            if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
+                self_cls = receivers[0]
         summary = self.summary(info, closure, self_cls)
         bound = self._bind(info, run, node, receiver, args, kwargs)
         if info.no_capture or (closure is not None and closure.no_capture):
@@ -680,6 +700,13 @@ class Substitution:
             return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
+        if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.info.key:
+            site = atom.site.called_from(id(self.node), self.run.owner)
+            sites = self.program.instance_sites.setdefault(atom.cls, set())
+            if site in sites or len(sites) < MAX_INSTANCE_SITES:
+                sites.add(site)
+                return Value.of(Inst(atom.cls, site), trace)
+            return Value.of(Inst(atom.cls), trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes:
             # a container the callee made and filled with its parameters: one per call
             site = atom.site.called_from(id(self.node), self.run.owner)

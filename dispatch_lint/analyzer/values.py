@@ -149,9 +149,11 @@ class Ref:
 
 @dataclass(frozen=True)
 class Inst:
-    """An instance of class ``cls`` (key of a class of the checked tree)."""
+    """An instance of class ``cls`` (key of a class of the checked tree), made at ``site``
+    (None: any instance). Instances made at different places keep their fields apart."""
 
     cls: object
+    site: Site | None = None
 
 
 @dataclass(frozen=True)

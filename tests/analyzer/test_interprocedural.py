@@ -398,3 +398,25 @@ def test_template_method_reaches_the_subclass_override() -> None:
         """,
     }
     assert found(run(sources)) == marks(sources)
+
+
+def test_two_instances_of_a_class_keep_their_fields_apart() -> None:
+    sources = {
+        "main.py": RT + """
+            class MLP:
+                def __init__(self, device):
+                    self.w = dispatch.ones((2, 2)).to_device(device)
+
+                def __call__(self, x):
+                    return x @ self.w
+
+            def main():
+                model = MLP(dispatch.Autodiff(dispatch.NumPy()))
+                x = dispatch.ones((1, 2), device=dispatch.Autodiff(dispatch.NumPy()))
+                model(x).sum().backward()
+                exported = MLP(dispatch.Capture())
+                y = exported(dispatch.placeholder((1, 2)))  # expect: DL008
+                exported.w.numpy()  # expect: DL003
+        """,
+    }
+    assert found(run(sources)) == marks(sources)
