@@ -85,36 +85,43 @@ class _Task:
 
 
 def spare_cores(
-    idle_before: float, idle_after: float, own_cpu: float, elapsed: float
+    idle_before: float, idle_after: float, helpers_cpu: float, elapsed: float
 ) -> float:
-    """How many cores this process could have used over ``elapsed`` seconds: the machine's
-    idle core-seconds plus the CPU seconds this process used itself, per second."""
+    """How many cores the helpers could have had over ``elapsed`` seconds: the machine's
+    idle core-seconds plus the CPU seconds the helpers used themselves, per second."""
     if elapsed <= 0:
         return 0.0
-    return (idle_after - idle_before + own_cpu) / elapsed
+    return (idle_after - idle_before + helpers_cpu) / elapsed
 
 
 class SpareCores:
-    """Whether helpers should join: at least ``needed`` cores were free for this process over
-    the last window (Linux ``/proc/stat``; elsewhere always yes). Re-measured at most once
-    per ``window`` seconds, on a call, so it costs one clock read per call in between."""
+    """Whether helpers should join: at least ``needed`` cores were free for them over the last
+    window (Linux ``/proc/stat``; elsewhere always yes). The cores the calling threads use do
+    not count: two threads running replays on 2 cores leave no room for a helper.
+    Re-measured at most once per ``window`` seconds, on a call, so it costs one clock read
+    per call in between; before the first window, guessed from the load average."""
 
-    def __init__(self, needed: float, window: float = 0.25) -> None:
+    def __init__(
+        self,
+        needed: float,
+        helpers_cpu: Callable[[], float] = lambda: 0.0,
+        window: float = 0.25,
+    ) -> None:
         self.needed = needed
         self.window = window
+        self._helpers_cpu = helpers_cpu
         self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         self._lock = threading.Lock()
         self._last = self._sample()
         self.available = self._last[1] is None or self._guess()
 
     def _guess(self) -> bool:
-        """Before the first window: the load average says how many threads want a core;
-        this process's own calling thread counts in it and is one of the ``needed``."""
+        # The load average counts the threads that want a core, this process's caller too.
         try:
             waiting = os.getloadavg()[0]
         except OSError:
             return True
-        return threads() - waiting >= self.needed - 1
+        return threads() - waiting >= self.needed
 
     def _idle_seconds(self) -> float | None:
         try:
@@ -126,7 +133,7 @@ class SpareCores:
         return (int(fields[4]) + int(fields[5])) / self._ticks
 
     def _sample(self) -> tuple[float, float | None, float]:
-        return time.monotonic(), self._idle_seconds(), time.process_time()
+        return time.monotonic(), self._idle_seconds(), self._helpers_cpu()
 
     def __call__(self) -> bool:
         if time.monotonic() - self._last[0] >= self.window and self._lock.acquire(
@@ -145,19 +152,39 @@ class SpareCores:
         return self.available
 
 
+def _cpu_seconds(thread: threading.Thread) -> float:
+    """The CPU time a live thread has used so far (0 where the platform cannot tell)."""
+    try:
+        clock = time.pthread_getcpuclockid(thread.ident)  # type: ignore[arg-type]
+        return time.clock_gettime(clock)
+    except (AttributeError, OSError, TypeError):
+        return 0.0
+
+
 class ChunkPool:
     """Helper threads that join the caller in running a task's chunks."""
 
     def __init__(self, helpers: int, spare: Callable[[], bool] | None = None) -> None:
         self.helpers = helpers
-        # The caller and every helper need a core; half a core of slack, as the measurement
-        # counts 10 ms clock ticks.
-        self._spare = spare if spare is not None else SpareCores(helpers + 0.5)
         self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
-        for number in range(helpers):
+        self._threads = [
             threading.Thread(
                 target=self._serve, name=f"dispatch-lint-fusion-{number}", daemon=True
-            ).start()
+            )
+            for number in range(helpers)
+        ]
+        for thread in self._threads:
+            thread.start()
+        # Each helper needs a core; half a core of slack, as /proc/stat counts 10 ms ticks.
+        self._spare = (
+            spare
+            if spare is not None
+            else SpareCores(helpers - 0.5, self._helpers_cpu_seconds)
+        )
+
+    def _helpers_cpu_seconds(self) -> float:
+        # A stopped thread's clock is gone (close()): only live helpers are asked.
+        return sum(_cpu_seconds(t) for t in self._threads if t.is_alive())
 
     def _serve(self) -> None:
         # The plan runs under errstate(all="ignore") (IEEE results, no warnings, as the

@@ -268,12 +268,18 @@ def test_without_spare_cores_the_caller_runs_every_chunk() -> None:
     assert runners == {threading.get_ident()}
 
 
-def test_spare_cores_count_idle_time_and_this_process_own_time() -> None:
-    # Over 2 s: the machine idled 2 core-seconds and this process used 2 CPU seconds.
-    assert fusion_threads.spare_cores(100.0, 102.0, 2.0, 2.0) == 2.0
-    # All cores busy, this process got half a core.
-    assert fusion_threads.spare_cores(100.0, 100.0, 0.5, 1.0) == 0.5
+def test_spare_cores_count_idle_time_and_the_helpers_own_time() -> None:
+    # Over 2 s: the machine idled 1 core-second and the helpers used 1 CPU second.
+    assert fusion_threads.spare_cores(100.0, 101.0, 1.0, 2.0) == 1.0
+    # All cores busy, the helpers got a fifth of a core.
+    assert fusion_threads.spare_cores(100.0, 100.0, 0.2, 1.0) == 0.2
     assert fusion_threads.spare_cores(100.0, 100.0, 0.0, 0.0) == 0.0
+
+
+def test_a_thread_cpu_time_is_read() -> None:
+    before = fusion_threads._cpu_seconds(threading.current_thread())
+    sum(range(300_000))
+    assert fusion_threads._cpu_seconds(threading.current_thread()) > before
 
 
 def test_spare_cores_are_guessed_from_the_load_then_measured_per_window() -> None:
