@@ -112,7 +112,8 @@ def check_paths(
     ``exclude`` to files named explicitly too; ``trips`` (from a run with
     ``DISPATCH_LINT_TRIPS`` set, see :mod:`.trips`) confirm findings or add those only the
     run saw; ``status`` is told what the run is doing and on how many files
-    (``("reading", 1200)``), for a progress display. ``jobs`` is the number of worker
+    (``("reading", 1200)``, then ``("checked", 310)`` files so far), for a progress
+    display. ``jobs`` is the number of worker
     processes the analysis may use; with ``cache``, results are read from and written to
     ``.dispatch_lint_cache/`` in the configuration's folder (see :mod:`.cache`).
     """
@@ -150,6 +151,7 @@ def check_paths(
         checked=checked,
         jobs=jobs,
         cache=results,
+        progress=(lambda count: status("checked", count)) if status else None,
     )
     report = Report(
         diagnostics=run.report.diagnostics,
@@ -179,10 +181,11 @@ def _check_files(
     checked: Mapping[str, str] | None = None,
     jobs: int = 1,
     cache: ResultCache | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> LintRun:
     if not files:
         return LintRun(report=Report(diagnostics=(), files=0))
-    result = _analyze(files, config.settings, jobs, cache)
+    result = _analyze(files, config.settings, jobs, cache, progress)
     diagnostics = result.diagnostics
     if trips:
         # Merged before selection and suppressions, which apply to what the run saw too.
@@ -231,9 +234,11 @@ def _analyze(
     settings: AnalysisSettings | None,
     jobs: int,
     cache: ResultCache | None,
+    progress: Callable[[int], None] | None = None,
 ) -> GroupResult:
     """The engine's verdict on ``files``: per independent group, from ``cache`` when it holds
-    the group's result, else analysed (in ``jobs`` processes) and stored; sorted."""
+    the group's result, else analysed (in ``jobs`` processes) and stored; sorted.
+    ``progress`` is told how many files are checked so far."""
     needles = [b"dispatch_lint"]
     if settings is not None:
         names = (
@@ -252,10 +257,17 @@ def _analyze(
         keys = [group_key(group.files, model) for group in groups]
         results = [cache.get(key) for key in keys]
     missing = [i for i, result in enumerate(results) if result is None]
+    checked = len(files) - sum(len(groups[i].files) for i in missing)
+    if progress is not None:
+        progress(checked)
 
     def store(index: int, result: GroupResult) -> None:
+        nonlocal checked
         if cache is not None:
             cache.put(keys[missing[index]], result)
+        if progress is not None:
+            checked += len(groups[missing[index]].files)
+            progress(checked)
 
     if missing:
         found = run_groups([groups[i] for i in missing], settings, jobs, store)

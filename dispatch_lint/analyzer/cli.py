@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rich.status import Status
+    from rich.live import Live
+    from rich.spinner import Spinner
 
     from dispatch_lint.analyzer.api import LintRun
     from dispatch_lint.analyzer.config import Config
@@ -28,6 +30,8 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github")
 #: Above this many files, a terminal shows what the run is doing while it works.
 _STATUS_THRESHOLD = 200
+#: Seconds between two redraws of the progress display.
+_STATUS_INTERVAL = 0.1
 
 
 class _UsageError(Exception):
@@ -291,25 +295,46 @@ def _run(
         return lint()
 
     # On a terminal, long runs show what they are doing; rich is imported only once a run
-    # turns out to be long.
-    display: Status | None = None
+    # turns out to be long. The display is redrawn only when told (no refresh thread): the
+    # analysis forks worker processes, and a fork must not copy a lock a thread holds.
+    display: Live | None = None
+    total = 0
+    shown = 0.0
 
     def status(phase: str, count: int) -> None:
-        nonlocal display
-        message = f"{phase} {count} files"
-        if display is None and count >= _STATUS_THRESHOLD:
+        nonlocal display, total, shown
+        if phase == "checked":
+            if time.monotonic() - shown < _STATUS_INTERVAL and count < total:
+                return  # progress arrives per group of files: a redraw each would cost
+            message = f"checked {count}/{total} files"
+        else:
+            message, total = f"{phase} {count} files", count
+        if display is None and count >= _STATUS_THRESHOLD and phase != "checked":
             from rich.console import Console
+            from rich.live import Live
 
-            display = Console(stderr=True).status(message)
-            display.start()
+            display = Live(
+                _spinner(message),
+                console=Console(stderr=True),
+                auto_refresh=False,
+                transient=True,
+            )
+            display.start(refresh=True)
         elif display is not None:
-            display.update(message)
+            display.update(_spinner(message), refresh=True)
+        shown = time.monotonic()
 
     try:
         return lint(status)
     finally:
         if display is not None:
             display.stop()
+
+
+def _spinner(message: str) -> Spinner:
+    from rich.spinner import Spinner
+
+    return Spinner("dots", text=message)
 
 
 def _write_report(run: LintRun, args: argparse.Namespace, out: TextIO) -> None:

@@ -204,3 +204,18 @@ def test_a_worker_that_dies_costs_only_its_own_files(
             "internal error while checking this file: the process checking it died",
         )
     ]
+
+
+def test_progress_counts_checked_files_up_to_all(
+    tmp_path: Path, pool_always: None
+) -> None:
+    _write_project(tmp_path, 7)
+    told: list[tuple[str, int]] = []
+    report = check_paths(
+        [str(tmp_path)], Config(), jobs=2, status=lambda *what: told.append(what)
+    ).report
+    counts = [count for phase, count in told if phase == "checked"]
+    assert told[:2] == [("reading", report.files), ("checking", report.files)]
+    assert counts == sorted(counts)
+    assert counts[-1] == report.files
+    assert len(counts) > 2
