@@ -56,7 +56,7 @@ class _Task:
     __slots__ = ("_claims", "_lock", "_pending", "chunks", "done", "error", "work")
 
     def __init__(self, work: Callable[[int], None], chunks: int) -> None:
-        self.work = work
+        self.work: Callable[[int], None] | None = work
         self.chunks = chunks
         # next() on itertools.count is atomic under the GIL: a lock-free claim.
         self._claims = itertools.count()
@@ -68,6 +68,8 @@ class _Task:
     def help(self) -> None:
         """Run unclaimed chunks until none is left."""
         chunks, work = self.chunks, self.work
+        if work is None:  # finished before this helper woke
+            return
         while True:
             chunk = next(self._claims)
             if chunk >= chunks:
@@ -81,6 +83,7 @@ class _Task:
                 with self._lock:
                     self._pending -= 1
                     if self._pending == 0:
+                        self.work = None  # a stale copy in the queue holds no arrays
                         self.done.set()
 
 
@@ -192,6 +195,10 @@ class ChunkPool:
         with np.errstate(all="ignore"):
             while (task := self._tasks.get()) is not None:
                 task.help()
+                # Not held while waiting for the next task: the finished task's work holds
+                # the caller's arrays, and an array kept alive keeps its memory from being
+                # reused (a fresh 16 MB output then costs page faults and zeroing).
+                del task
 
     def helping(self) -> bool:
         """Whether helpers join the tasks run now (there are some, and cores to spare)."""

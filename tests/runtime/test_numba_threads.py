@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import warnings
+import weakref
 from collections.abc import Iterator
 
 import numpy as np
@@ -258,6 +260,24 @@ def test_helpers_run_chunks_under_the_plan_error_state() -> None:
     assert {ident for ident, _ in seen.values()} != {threading.get_ident()}
     for _, state in seen.values():
         assert set(state.values()) == {"ignore"}
+
+
+def test_a_finished_task_keeps_no_array_alive() -> None:
+    # An output kept alive by a helper would make the next run allocate fresh memory.
+    pool = fusion_threads.ChunkPool(1, spare=lambda: True)
+    array = np.ones(1000)
+    alive = weakref.ref(array)
+
+    def work(chunk: int, array: np.ndarray = array) -> None:
+        array[chunk] = 0
+
+    pool.run(work, 10)
+    del work, array
+    deadline = time.monotonic() + 10
+    while alive() is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pool.close()
+    assert alive() is None
 
 
 def test_without_spare_cores_the_caller_runs_every_chunk() -> None:
