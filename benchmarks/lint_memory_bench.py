@@ -4,6 +4,7 @@ module, relative to libcst's parse of the same file, measured in the same run.
 Two files of the same size: plain Python that never mentions the runtime (the linter should
 cost about a ``compile()``, far below a libcst parse), and a file whose every function uses the
 runtime (the linter parses it once with libcst and runs the data-flow analysis over it).
+CPython's ``compile()`` of each file is shown too, as the floor.
 
 Each measurement runs in a fresh subprocess; its peak resident memory comes from the kernel
 (``os.wait4``'s rusage, which also covers any worker processes it waited for) and its time from
@@ -150,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
                 ],
                 args.repeat,
             )
+            # CPython's own compile(): the floor for any linter that must report syntax errors.
+            compiled = best(
+                [python, "-c", f"compile(open({str(path)!r}, 'rb').read(), 'huge.py', 'exec')"],
+                args.repeat,
+            )
             # --no-cache: the cache would make a second run free and hide the real cost.
             lint = best(
                 [
@@ -166,7 +172,12 @@ def main(argv: list[str] | None = None) -> int:
                 stdout=report,
             )
             findings = Counter(d["rule"] for d in json.loads(report.read_text())["diagnostics"])
-            for what, m in (("libcst.parse_module", parse), ("dispatch-lint --no-cache", lint)):
+            rows = (
+                ("compile()", compiled),
+                ("libcst.parse_module", parse),
+                ("dispatch-lint --no-cache", lint),
+            )
+            for what, m in rows:
                 ratio = f"x{m.seconds / parse.seconds:.2f} time, x{m.peak_mib / parse.peak_mib:.2f} memory"
                 print(
                     f"{label:9} {lines:8}  {what:24} {m.seconds:8.2f} {m.peak_mib:9.0f}   {ratio}"
