@@ -38,7 +38,7 @@ from dispatch_lint.analyzer.suppressions import (
 from dispatch_lint.analyzer.trips import Trip, merge_trips
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dispatch_lint.analyzer.cache import ResultCache
+    from dispatch_lint.analyzer.cache import GroupKey, ResultCache
     from dispatch_lint.analyzer.engine import AnalysisSettings
 
 __all__ = ["LintRun", "check_paths", "lint_paths", "lint_source"]
@@ -249,7 +249,7 @@ def _analyze(
         needles.extend(name.rsplit(".", 1)[-1].encode() for name in names)
     groups = import_groups(with_module_names(files), needles)
     results: list[GroupResult | None] = [None] * len(groups)
-    keys: list[str] = []
+    keys: list[GroupKey] = []
     if cache is not None:
         from dispatch_lint.analyzer.cache import group_key
 

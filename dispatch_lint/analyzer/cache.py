@@ -21,13 +21,14 @@ import os
 import tempfile
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
 from dispatch_lint.analyzer.parallel import FileToCheck, GroupResult
 
-__all__ = ["CACHE_DIR", "ResultCache", "group_key"]
+__all__ = ["CACHE_DIR", "GroupKey", "ResultCache", "group_key"]
 
 CACHE_DIR = ".dispatch_lint_cache"
 _RESULTS = "results.json"
@@ -44,20 +45,38 @@ _TAG = (
 )
 
 
-def group_key(files: Iterable[FileToCheck], model: str) -> str:
-    """The key of a group's result: its files in run order (path, module, content) and the
-    user's model, as text (``repr`` of the settings)."""
-    digest = hashlib.sha256(model.encode())
+@dataclass(frozen=True)
+class GroupKey:
+    """Where a group's result is kept, and what it was computed from.
+
+    ``slot`` names the group: its files (shown path, module name) in run order and the
+    user's model. A slot holds one result, like ruff's one entry per file, so a file edited
+    a hundred times leaves one entry, not a hundred. ``content`` hashes the slot and every
+    file's bytes: a stored result is used only when it matches.
+    """
+
+    slot: str
+    content: str
+
+
+def group_key(files: Iterable[FileToCheck], model: str) -> GroupKey:
+    """The key of the result of the group ``files`` under the user's ``model`` (as text:
+    the ``repr`` of the settings)."""
+    names = hashlib.sha256(model.encode())
+    contents = []
     for file in files:
-        digest.update(
+        names.update(
             b"\0%s\0%s\0"
             % (
                 file.path.encode("utf-8", "surrogateescape"),
                 (file.module or "").encode(),
             )
         )
-        digest.update(hashlib.sha256(file.source).digest())
-    return digest.hexdigest()
+        contents.append(hashlib.sha256(file.source).digest())
+    slot = names.hexdigest()
+    return GroupKey(
+        slot, hashlib.sha256(slot.encode() + b"".join(contents)).hexdigest()
+    )
 
 
 class ResultCache:
@@ -75,22 +94,27 @@ class ResultCache:
         """The cache of the project whose configuration (or current folder) is ``root``."""
         return cls(root / CACHE_DIR)
 
-    def get(self, key: str) -> GroupResult | None:
+    def get(self, key: GroupKey) -> GroupResult | None:
         """The stored result for ``key``, or None."""
-        entry = self._entries.get(key)
-        if entry is None:
+        entry = self._entries.get(key.slot)
+        if entry is None or entry.get("content") != key.content:
             return None
         try:
             result = _decode(entry)
         except (TypeError, ValueError, KeyError, IndexError):
             return None  # A damaged entry is a miss, never an error.
         if self._now - entry["seen"] > _REFRESH_SECONDS:
-            self._new[key] = {**entry, "seen": self._now}
+            self._new[key.slot] = {**entry, "seen": self._now}
         return result
 
-    def put(self, key: str, result: GroupResult) -> None:
-        """Store ``result`` under ``key`` (written by :meth:`save`)."""
-        self._new[key] = {**_encode(result), "seen": self._now}
+    def put(self, key: GroupKey, result: GroupResult) -> None:
+        """Store ``result`` under ``key``, in place of the slot's older result (written by
+        :meth:`save`)."""
+        self._new[key.slot] = {
+            **_encode(result),
+            "content": key.content,
+            "seen": self._now,
+        }
 
     def save(self) -> None:
         """Write the new entries, merged with what another run may have written meanwhile.

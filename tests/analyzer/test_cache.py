@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dispatch_lint.analyzer import cli, engine
-from dispatch_lint.analyzer.cache import CACHE_DIR, ResultCache
+from dispatch_lint.analyzer.cache import CACHE_DIR, GroupKey, ResultCache
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
 from dispatch_lint.analyzer.parallel import GroupResult
 
@@ -207,15 +207,27 @@ def test_runs_that_save_in_turn_keep_each_others_entries(tmp_path: Path) -> None
         (TraceStep("b.py", 1, 5, "born"),),
         ("confirmed at run time",),
     )
-    first.put("a", GroupResult((found,), (), ()))
-    second.put("b", GroupResult((), (FileError("c.py", "cannot read"),), ()))
+    a, b = GroupKey("a", "a1"), GroupKey("b", "b1")
+    first.put(a, GroupResult((found,), (), ()))
+    second.put(b, GroupResult((), (FileError("c.py", "cannot read"),), ()))
     first.save()
     second.save()  # loaded before the first saved: merges instead of overwriting
     reread = ResultCache.beside(tmp_path)
-    assert reread.get("a") == GroupResult((found,), (), ())
-    assert reread.get("a").diagnostics[0].trace == found.trace  # type: ignore[union-attr]
-    assert reread.get("b") == GroupResult((), (FileError("c.py", "cannot read"),), ())
-    assert reread.get("missing") is None
+    assert reread.get(a) == GroupResult((found,), (), ())
+    assert reread.get(a).diagnostics[0].trace == found.trace  # type: ignore[union-attr]
+    assert reread.get(b) == GroupResult((), (FileError("c.py", "cannot read"),), ())
+    assert reread.get(GroupKey("a", "a2")) is None  # same files, other contents
+    assert reread.get(GroupKey("c", "a1")) is None
+
+
+def test_editing_a_file_again_and_again_keeps_one_entry_per_group(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = project / CACHE_DIR / "results.json"
+    for device in ("capture", "numpy", "autodiff:numpy", "capture"):
+        (project / "helper.py").write_text(HELPER.format(device=device))
+        run(capsys)
+        assert len(json.loads(results.read_bytes())["entries"]) == 2
 
 
 def test_an_unwritable_cache_folder_is_not_an_error(
