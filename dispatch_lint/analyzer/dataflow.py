@@ -173,6 +173,9 @@ class FunctionRun:
         self.program = program
         self.file = file
         self.owner = owner
+        #: what the sites of capture devices, containers and instances made here belong to:
+        #: the summary being computed (a function in one calling context)
+        self.site_owner: object = owner
         self.func = func
         self.captured = captured or {}
         self.is_module = is_module
@@ -180,6 +183,9 @@ class FunctionRun:
         self.class_info: object = None
         #: a method's receiver (``self``), for ``super()``
         self.self_value: Value | None = None
+        #: the objects of the checked tree the caller passes, per parameter: calls through
+        #: parameters (``model.forward(x)``, ``fn(t)``) resolve to them
+        self.param_context: dict[int, Value] = {}
         self.returns: Value = EMPTY
         self.loops: list[LoopFrame] = []
         self.declared_global: set[str] = set()
@@ -597,7 +603,7 @@ class FunctionRun:
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
         the same everywhere this run reads them); other containers get the concrete part."""
-        return value if box.site.owner == self.owner else self.concrete_part(value)
+        return value if box.site.owner == self.site_owner else self.concrete_part(value)
 
     def concrete_part(self, value: Value) -> Value:
         """The atoms of ``value`` that mean the same in every calling context."""
@@ -619,7 +625,7 @@ class FunctionRun:
             self.effects.setdefault(key, (target, proj, value))
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
-        return Box(kind, Site(self.file, id(node), self.owner))
+        return Box(kind, Site(self.file, id(node), self.site_owner))
 
     # ------------------------------------------------------------------ conditions
 
@@ -1061,7 +1067,13 @@ class FunctionRun:
         if tensors and name not in CONTAINER_MUTATORS:
             out = out.join(self.tensor_method(tensors, name, args, kwargs, node))
         for atom, trace in receiver.items():
-            if isinstance(atom, (Ten, Sym)):
+            if isinstance(atom, Sym):
+                # a parameter holding an object of the checked tree: call its method
+                objects = self.objects_of(atom, node)
+                if objects:
+                    out = out.join(self.call_attribute(objects, name, args, kwargs, node))
+                continue
+            if isinstance(atom, Ten):
                 continue
             if isinstance(atom, Ref):
                 out = out.join(self.call_value(self.attribute_of(atom, trace, name, node),
@@ -1227,7 +1239,19 @@ class FunctionRun:
             return program.instantiate(atom, self, args, kwargs, node)
         if isinstance(atom, Inst):
             return self.call_method(atom, "__call__", args, kwargs, node, Value.of(atom, trace))
+        if isinstance(atom, Sym):
+            objects = self.objects_of(atom, node)
+            if objects:
+                return self.call_value(objects, args, kwargs, node)
         return Value.of(UNKNOWN)
+
+    def objects_of(self, atom: Sym, node: cst.CSTNode) -> Value:
+        """The functions and objects of the checked tree a parameter holds in this calling
+        context (they decide which methods its calls reach); EMPTY when unknown."""
+        if atom.owner != self.owner or atom.param not in self.param_context:
+            return EMPTY
+        return self.program.project_all(self, self.param_context[atom.param], atom.proj, node
+                                        ).filter(is_callable_object)
 
     # ------------------------------------------------------------------ the runtime API
 
@@ -1315,7 +1339,7 @@ class FunctionRun:
 
     def make_device(self, kind: str, node: cst.CSTNode) -> Dev:
         if kind == "capture":
-            return Dev("capture", site=Site(self.file, id(node), self.owner))
+            return Dev("capture", site=Site(self.file, id(node), self.site_owner))
         return Dev(kind)
 
     def as_device(self, value: Value, node: cst.CSTNode) -> Value:
@@ -1414,6 +1438,13 @@ class FunctionRun:
 _PRINTF_NUMERIC = re.compile(r"%[-+ #0]*[\d*]*(?:\.[\d*]+)?[diouxXeEfFgGc]")
 #: ``str.format`` fields with a format spec (``{:.3f}``, ``{0:>8}``)
 _FORMAT_SPEC = re.compile(r"\{[^{}:]*:[^{}]+\}")
+
+
+def is_callable_object(atom: object) -> bool:
+    """Atoms whose calls the analysis can follow: instances, classes, functions, closures."""
+    return isinstance(atom, (Inst, Cls, Closure)) or (
+        isinstance(atom, Ref) and atom.key is not None and not isinstance(atom.key, tuple)
+    )
 
 
 def _is_narrowable(node: cst.BaseExpression) -> bool:

@@ -46,6 +46,8 @@ __all__ = ["ClassInfo", "FileInfo", "Finding", "FuncInfo", "Program", "Summary"]
 MAX_ROUNDS = 8
 #: Instances of one class told apart by where they are made, up to this many sites.
 MAX_INSTANCE_SITES = 8
+#: Calling contexts (objects passed as arguments) a function is summarised for.
+MAX_CONTEXTS = 8
 
 
 @dataclass
@@ -104,6 +106,8 @@ class Summary:
     ret: Value
     events: tuple[Event, ...]
     effects: tuple[tuple[Value, str, Value], ...]
+    #: the summary's key: sites of what it makes belong to it
+    owner: object = None
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
         """Containers the function (``owner``) makes and fills with its parameters' values:
@@ -155,6 +159,7 @@ class Program:
         self.findings: dict[tuple[str, int, int], Finding] = {}
         self.errors: dict[int, str] = {}
         self.instance_sites: dict[object, set[Site]] = {}
+        self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.changed = False
         self._free_names: dict[int, frozenset[str]] = {}
 
@@ -339,6 +344,7 @@ class Program:
                 if isinstance(atom, Cls) and atom.cls not in info.bases and atom.cls != info.key:
                     info.bases.append(atom.cls)
         body = FunctionRun(self, run.file, run.owner, run.func, captured=dict(state.env))
+        body.site_owner = run.site_owner
         body.class_info = info  # type: ignore[attr-defined]
         body_state = body.run_block(node.body.body, State()) or State()
         for stmt in node.body.body:
@@ -358,16 +364,16 @@ class Program:
         return info
 
     def field_key(self, owner: Inst | Cls, name: str) -> tuple[object, ...]:
-        """The heap slot of field ``name``: per instance site, or the class's own (class
-        attributes, and instances we cannot tell apart). Subclasses share their base's."""
-        site = owner.site if isinstance(owner, Inst) else None
+        """The heap slot of field ``name``: per instance site (None: instances we cannot tell
+        apart), or the class's own for class attributes. Subclasses share their base's."""
+        site = owner.site if isinstance(owner, Inst) else "class"
         return ("f", self.family(owner.cls), site, name)
 
     def new_instance(self, cls: object, run: FunctionRun, node: cst.CSTNode) -> Inst:
         """An instance made at ``node``; past a few sites per class they share one slot set,
         so that a class instantiated everywhere does not multiply the summaries."""
         sites = self.instance_sites.setdefault(cls, set())
-        site = Site(run.file, id(node), run.owner)
+        site = Site(run.file, id(node), run.site_owner)
         if site not in sites and len(sites) >= MAX_INSTANCE_SITES:
             return Inst(cls)
         sites.add(site)
@@ -411,8 +417,7 @@ class Program:
             return Value.of(Ref(method.qualname, key=method.key, bound=Value.of(inst),
                                 no_capture=method.no_capture))
         value = self.heap.get(self.field_key(inst, name), EMPTY)
-        if inst.site is not None:
-            value = value.join(self.heap.get(self.field_key(Cls(inst.cls), name), EMPTY))
+        value = value.join(self.heap.get(self.field_key(Cls(inst.cls), name), EMPTY))
         return value or Value.of(UNKNOWN)
 
     def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:
@@ -441,18 +446,20 @@ class Program:
     # ------------------------------------------------------------------ summaries
 
     def summary(self, info: FuncInfo, closure: Closure | None,
-                self_cls: Inst | Cls | None = None) -> Summary:
+                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = ()
+                ) -> Summary:
         """The summary of ``info`` (a closure: with its captured values; a method: for the
         receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
         subclass's override and each instance's fields stay its own)."""
-        key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls)
+        key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
+                                   context)
         if key in self.done or key in self.in_progress:
             return self.summaries.get(key, EMPTY_SUMMARY)
         if info.file in self.errors:
             return EMPTY_SUMMARY
         self.in_progress.add(key)
         try:
-            summary = self._summarize(info, closure, self_cls)
+            summary = self._summarize(info, closure, self_cls, dict(context), key)
         except RecursionError:
             self.errors[info.file] = "internal error: code nested too deeply to analyse"
             summary = EMPTY_SUMMARY
@@ -469,9 +476,12 @@ class Program:
         return summary
 
     def _summarize(self, info: FuncInfo, closure: Closure | None,
-                   self_cls: Inst | Cls | None) -> Summary:
+                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object
+                   ) -> Summary:
         captured = {name: value for name, value in closure.captured if name} if closure else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
+        run.param_context = context
+        run.site_owner = key
         state = State()
         for index, param in enumerate(info.params):
             if index == 0 and info.cls is not None and info.kind in ("method", "property",
@@ -493,7 +503,7 @@ class Program:
         ret = run.returns
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
-        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()))
+        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key)
 
     # ------------------------------------------------------------------------ calls
 
@@ -539,14 +549,14 @@ class Program:
                 )
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
                 self_cls = receivers[0]
-        summary = self.summary(info, closure, self_cls)
         bound = self._bind(info, run, node, receiver, args, kwargs)
+        summary = self.summary(info, closure, self_cls, self._context(info, bound))
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")
-        subst = Substitution(self, run, info, bound, node, summary.boxes_made_by(info.key))
+        subst = Substitution(self, run, info, summary, bound, node)
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
@@ -568,6 +578,30 @@ class Program:
                 run.store_item(new_target, None, new_value)
         ret = subst.value(summary.ret)
         return ret.map_traces(Step(run.file, node, "returned from `{code}`"))
+
+    def _context(self, info: FuncInfo, bound: dict[int, Value]) -> tuple[object, ...]:
+        """The objects of the checked tree passed to ``info``, per parameter: the summary
+        is made for them so that calls through parameters resolve (bounded per function)."""
+        from dispatch_lint.analyzer.dataflow import is_callable_object
+
+        context = tuple(
+            (index, objects)
+            for index, value in sorted(bound.items())
+            if (objects := value.filter(is_callable_object))
+        )
+        if not context:
+            return ()
+        seen = self.contexts.setdefault(info.key, set())
+        if context not in seen and len(seen) >= MAX_CONTEXTS:
+            return ()
+        seen.add(context)
+        return context
+
+    def project_all(self, run: FunctionRun, value: Value, projections: tuple[object, ...],
+                    node: cst.CSTNode) -> Value:
+        for proj in projections:
+            value = project(run, value, proj, node)
+        return value
 
     def _bind(self, info: FuncInfo, run: FunctionRun, node: cst.CSTNode,
               receiver: Value | None, args: tuple[Value, ...],
@@ -667,18 +701,19 @@ def kind_of(param: cst.Param, params: cst.Parameters) -> str:
 class Substitution:
     """Instantiates a callee's summary values in one calling context."""
 
-    def __init__(self, program: Program, run: FunctionRun, info: FuncInfo,
-                 bound: dict[int, Value], node: cst.CSTNode,
-                 per_call_boxes: frozenset[object] = frozenset()) -> None:
+    def __init__(self, program: Program, run: FunctionRun, info: FuncInfo, summary: Summary,
+                 bound: dict[int, Value], node: cst.CSTNode) -> None:
         self.program = program
         self.run = run
         self.info = info
         self.bound = bound
         self.node = node
-        self.per_call_boxes = per_call_boxes
+        #: what the callee's summary made (capture devices, containers, instances) is made
+        #: anew at every call
+        self.made_by = summary.owner
+        self.per_call_boxes = summary.boxes_made_by(summary.owner)
         #: atoms that came from the caller's arguments: findings must involve one of them
         self.fresh: set[object] = set()
-        self._cache: dict[int, Value] = {}
 
     def value(self, value: Value) -> Value:
         out: dict[object, Trace | None] = {}
@@ -700,8 +735,8 @@ class Substitution:
             return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
-        if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.info.key:
-            site = atom.site.called_from(id(self.node), self.run.owner)
+        if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by:
+            site = atom.site.called_from(id(self.node), self.run.site_owner)
             sites = self.program.instance_sites.setdefault(atom.cls, set())
             if site in sites or len(sites) < MAX_INSTANCE_SITES:
                 sites.add(site)
@@ -709,7 +744,7 @@ class Substitution:
             return Value.of(Inst(atom.cls), trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes:
             # a container the callee made and filled with its parameters: one per call
-            site = atom.site.called_from(id(self.node), self.run.owner)
+            site = atom.site.called_from(id(self.node), self.run.site_owner)
             return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
 
@@ -720,9 +755,9 @@ class Substitution:
         if isinstance(atom, Dev):
             if atom.inner is not None:
                 return Dev(atom.kind, self.resite(atom.inner), atom.site)  # type: ignore[arg-type]
-            if atom.site is not None and atom.site.owner == self.info.key:
+            if atom.site is not None and atom.site.owner == self.made_by:
                 return Dev(atom.kind, None, atom.site.called_from(id(self.node),
-                                                                  self.run.owner))
+                                                                  self.run.site_owner))
         return atom
 
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:

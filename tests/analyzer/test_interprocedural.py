@@ -301,6 +301,28 @@ CASES: dict[str, dict[str, str]] = {
                 HANDLERS["read"](dispatch.placeholder((2,)))  # expect: DL003
         """,
     },
+    "tracer_objects_and_guards": {"tracer.py": 'import dispatch_lint.runtime as rt\nfrom dispatch_lint.runtime.guards import no_capture, ensure_not_capture, is_capture\n\n\n@no_capture\ndef optimizer_step(params, lr=0.1):\n    for p in params:\n        p.backward()\n\n\nclass Tracer:\n    def __init__(self):\n        self.graph = rt.Capture()\n        self.inputs = []\n\n    def input(self, shape, name):\n        t = rt.placeholder(shape, device=self.graph, name=name)\n        self.inputs.append(t)\n        return t\n\n    def constant(self, t):\n        return t.to_device(self.graph)\n\n\ndef main():\n    tr = Tracer()\n    a = tr.input((2,), "a")\n    b = tr.constant(rt.ones((2,)))\n    c = a * b\n    optimizer_step([c])  # expect: DL001\n    d = ensure_not_capture(rt.ones((2,), device="autodiff:numba"))\n    d.backward()\n    for t in tr.inputs:\n        if not is_capture(t):\n            t.backward()\n    c2 = c.to_device(tr.graph)\n    c3 = c.to_device(rt.Capture())  # expect: DL002\n    other = Tracer()\n    z = a + other.input((2,), "z")  # expect: DL008\n\n\nif __name__ == "__main__":\n    main()\n'},
+    "device_factories_and_formatting": {"factories.py": 'from dispatch_lint import runtime as dispatch\n\n\ndef build(kind):\n    if kind == "export":\n        return dispatch.device("capture")\n    return dispatch.device("autodiff:numpy")\n\n\ndef run(kind):\n    dev = build(kind)\n    x = dispatch.ones((3,), device=dev)\n    if dispatch.is_capture(x):\n        prog = dispatch.export(x * 2.0)\n        return prog.run({})\n    loss = (x * x).sum()\n    loss.backward()\n    return loss.inner()\n\n\ndef fmt(t):\n    return f"{t.item():.3f}"\n\n\ndef main():\n    print(run("export"))\n    print(run("train"))\n    t = dispatch.placeholder(())\n    print(fmt(t))  # expect: DL003\n    print(fmt(dispatch.ones(())))\n    vals = {"a": dispatch.placeholder((2,)), "b": dispatch.ones((2,))}\n    for name, v in vals.items():\n        print(name, v.shape)\n    total = vals["b"].sum().item()\n    numbers = [float(v.sum()) for v in vals.values()]  # expect: DL003\n\n\nmain()\n'},
+    "model_passed_to_a_trainer": {
+        "trainer.py": RT + """
+            class MLP:
+                def __init__(self, device):
+                    self.device = device
+                    self.w = dispatch.rand((4, 1), seed=0).to_device(device)
+
+                def forward(self, x):
+                    return x @ self.w
+
+            def fit(model, x):
+                return model.forward(x).sum().backward()
+
+            def main():
+                ad = dispatch.Autodiff(dispatch.NumPy())
+                fit(MLP(ad), dispatch.ones((2, 4), device=ad))
+                traced = MLP(dispatch.Capture())
+                fit(traced, dispatch.placeholder((2, 4), device=traced.device))  # expect: DL001
+        """,
+    },
 }
 
 
