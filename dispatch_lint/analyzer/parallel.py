@@ -174,23 +174,13 @@ def with_module_names(files: Sequence[FileToCheck]) -> list[FileToCheck]:
     (from the run's package folders), so that a group checked alone names its modules as
     the whole run would."""
     if all(f.module for f in files):
-        return list(files)
-    paths = {f.path.replace("\\", "/") for f in files}
-    named = []
-    for file in files:
-        if file.module:
-            named.append(file)
-            continue
-        folder, base = posixpath.split(file.path.replace("\\", "/"))
-        parts = [] if base == "__init__.py" else [base.rsplit(".", 1)[0]]
-        if base == "__init__.py":
-            parts.append(posixpath.basename(folder) or "__init__")
-            folder = posixpath.dirname(folder)
-        while folder and posixpath.join(folder, "__init__.py") in paths:
-            parts.append(posixpath.basename(folder))
-            folder = posixpath.dirname(folder)
-        named.append(FileToCheck(file.path, file.source, ".".join(reversed(parts))))
-    return named
+        return list(
+            files
+        )  # Discovery names every importable file: the engine is not needed.
+    from dispatch_lint.analyzer.engine import module_names
+
+    names = module_names(files)  # type: ignore[arg-type]  # reads .path and .module only
+    return [FileToCheck(f.path, f.source, names[f.path]) for f in files]
 
 
 # ---------------------------------------------------------------------------- analysing
