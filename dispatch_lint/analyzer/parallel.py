@@ -4,7 +4,8 @@ The engine's verdict on a file depends only on the files linked to it by imports
 that hands out capture values, a constants module, a re-exporting ``__init__.py``). The
 groups here are the connected components of an import-link graph read from bytes that is
 *more* generous than the engine's own (every ``import``/``from`` statement anywhere, each of
-its words linked to every module with that name part, relative imports to the whole package),
+its words linked to every module with that name part, a relative import to every module named
+after one of the file's packages),
 so two groups never share a flow: checking them apart gives what checking them together gives.
 
 Only the standard library is imported up front; the engine (and libcst) are imported when a
@@ -42,6 +43,7 @@ __all__ = [
 
 #: Below this much source in groups to analyse, a pool costs more than it saves.
 MIN_PARALLEL_BYTES = 256 * 1024
+#: The engine's module: whether it is loaded decides who checks the syntax of plain files.
 _ENGINE = "dispatch_lint.analyzer.engine"
 #: Work is cut into about this many tasks per worker (see ``_tasks``).
 TASKS_PER_JOB = 8
