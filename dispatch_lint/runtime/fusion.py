@@ -15,7 +15,7 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place;
 - consecutive element-wise steps over one large shape run chunk by chunk, each chunk through
-  all the steps, on every core while cores are free (``fusion_threads``; else whole):
+  all the steps, on every core when that measures faster (``fusion_threads``; else whole):
   ufuncs release the GIL, chunks write disjoint ranges, so the result is the whole-array one
   bit for bit. Reductions and matmuls are never split.
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -179,7 +180,7 @@ _Index = tuple[slice, ...] | None
 @dataclass(frozen=True)
 class _ChunkedSteps:
     """Consecutive element-wise steps over one large shape, run chunk by chunk on every core
-    while the pool's helpers join (else whole, one step after the other).
+    when the pool's helpers join (else whole, one step after the other).
 
     The chunks split the first axis longer than 1 into ranges; each chunk runs all the steps
     on its range in turn, so the threads meet once per run of steps, not once per step.
@@ -191,15 +192,27 @@ class _ChunkedSteps:
     steps: tuple[_UfuncStep, ...]
     #: For each chunk, for each step: the index of its output, and of each argument.
     indices: tuple[tuple[tuple[tuple[slice, ...], tuple[_Index, ...]], ...], ...]
+    work: int  # element-steps, for the pool's measure of whether helpers pay
 
     def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
         pool = fusion_threads.pool()
-        if not pool.helping():
+        helping = pool.helping()
+        start = time.perf_counter()
+        if helping:
+            self._run_chunks(pool, values, workspace)
+        else:
             # Alone, chunks only cost (4M float32: 1.72 ms in chunks, 1.51 ms whole; no cache
             # gain measured): the whole-array steps compute the same bits.
             for step in self.steps:
                 step.execute(values, workspace)
-            return
+        pool.record(helping, self.work, time.perf_counter() - start)
+
+    def _run_chunks(
+        self,
+        pool: fusion_threads.ChunkPool,
+        values: list[Any],
+        workspace: list[np.ndarray | None],
+    ) -> None:
         for step in self.steps:
             values[step.target] = step.buffer(workspace)
         steps, indices = self.steps, self.indices
@@ -212,7 +225,7 @@ class _ChunkedSteps:
                 ]
                 step.ufunc(*arguments, values[step.target][out_index])
 
-        pool.run(run_chunk, len(indices))
+        pool.run(run_chunk, len(indices), helping=True)
 
 
 def _bind_kernel(kernels: Any, value: _Value) -> Callable[..., np.ndarray]:
@@ -526,7 +539,9 @@ def _chunk_large_steps(
         work = math.prod(run[0].shape) * len(run) if run else 0
         if work >= threshold:
             indices = _chunk_indices(values, run, max(2, -(-work // chunk_work)))
-        planned.extend(run if indices is None else [_ChunkedSteps(tuple(run), indices)])
+        planned.extend(
+            run if indices is None else [_ChunkedSteps(tuple(run), indices, work)]
+        )
         run.clear()
 
     for step, skip in zip(steps, excluded):

@@ -9,11 +9,11 @@ busy, not yet awake, or gone (a forked child has none): on a loaded machine it d
 single-threaded run plus the cost of posting the work, and several threads calling ``run`` at
 once cannot deadlock (helpers never wait for anything; each caller finishes its own task).
 
-Helpers join only while the machine has a core to spare (``SpareCores``): on a machine whose
-cores are all busy with other processes, a helper time-slices against them, and a helper
-descheduled while holding the GIL or a claimed chunk stalls the caller. Measured on 2 cores
-busy with other work, an 8-op fused chain over 4M float32 took 4.3 to 5.4 ms (median) with a
-helper and 1.9 to 2.1 ms with the caller alone; tanh-exp-sqrt-log gained nothing.
+Whether helpers join is measured, not assumed (``HelperPolicy``): a helper pays where a core
+is free, and on cores busy with other processes it time-slices against them, and one
+descheduled while holding the GIL or a claimed chunk stalls the caller. Measured here on 2
+cores (4M float32, medians): with one other busy process, tanh-exp-sqrt-log took 3.8 ms with
+a helper and 6.3 ms alone; with three to four, 14.8 ms with a helper and 14.3 ms alone.
 
 Helpers are daemon threads created on first use: ``threads() - 1`` of them, since the caller
 is the remaining worker. ``DISPATCH_LINT_THREADS`` sets ``threads()`` when the pool starts
@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["ChunkPool", "SpareCores", "pool", "spare_cores", "threads"]
+__all__ = ["ChunkPool", "HelperPolicy", "pool", "threads"]
 
 
 def threads() -> int:
@@ -87,87 +87,71 @@ class _Task:
                         self.done.set()
 
 
-def spare_cores(
-    idle_before: float, idle_after: float, helpers_cpu: float, elapsed: float
-) -> float:
-    """How many cores the helpers could have had over ``elapsed`` seconds: the machine's
-    idle core-seconds plus the CPU seconds the helpers used themselves, per second."""
-    if elapsed <= 0:
-        return 0.0
-    return (idle_after - idle_before + helpers_cpu) / elapsed
+class HelperPolicy:
+    """Whether helpers join, chosen by the throughput measured both ways.
 
-
-class SpareCores:
-    """Whether helpers should join: at least ``needed`` cores were free for them over the last
-    window (Linux ``/proc/stat``; elsewhere always yes). The cores the calling threads use do
-    not count: two threads running replays on 2 cores leave no room for a helper.
-    Re-measured at most once per ``window`` seconds, on a call, so it costs one clock read
-    per call in between; before the first window, guessed from the load average."""
+    Callers report each chunked run: its work (element-steps), its seconds, and whether
+    helpers joined. Time is cut into windows of ``window`` seconds; each window runs one way
+    and its seconds per unit of work update that way's figure. The next window runs the
+    cheaper way, except that a way not measured for ``explore_after`` seconds is tried
+    again, since the machine's load changes. Costs a clock read and a lock per run.
+    """
 
     def __init__(
         self,
-        needed: float,
-        helpers_cpu: Callable[[], float] = lambda: 0.0,
         window: float = 0.25,
+        explore_after: float = 2.0,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        self.needed = needed
         self.window = window
-        self._helpers_cpu = helpers_cpu
-        self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self.explore_after = explore_after
+        self._clock = clock
         self._lock = threading.Lock()
-        self._last = self._sample()
-        self.available = self._last[1] is None or self._guess()
+        self.joining = True  # the way of the current window
+        self._window_start = clock()
+        self._work = 0.0
+        self._seconds = 0.0
+        #: way -> (seconds per unit of work, when measured)
+        self.costs: dict[bool, tuple[float, float]] = {}
 
-    def _guess(self) -> bool:
-        # The load average counts the threads that want a core, this process's caller too.
-        try:
-            waiting = os.getloadavg()[0]
-        except OSError:
-            return True
-        return threads() - waiting >= self.needed
-
-    def _idle_seconds(self) -> float | None:
-        try:
-            with open("/proc/stat", "rb") as stat:
-                fields = stat.readline().split()
-        except OSError:
-            return None
-        # "cpu user nice system idle iowait ...": idle and iowait, in clock ticks.
-        return (int(fields[4]) + int(fields[5])) / self._ticks
-
-    def _sample(self) -> tuple[float, float | None, float]:
-        return time.monotonic(), self._idle_seconds(), self._helpers_cpu()
+    def record(self, joined: bool, work: float, seconds: float) -> None:
+        """Account one chunked run of ``work`` element-steps that took ``seconds``."""
+        with self._lock:
+            if joined == self.joining:  # a run straddling a switch counts for neither
+                self._work += work
+                self._seconds += seconds
 
     def __call__(self) -> bool:
-        if time.monotonic() - self._last[0] >= self.window and self._lock.acquire(
-            blocking=False
-        ):
-            try:
-                before, now = self._last, self._sample()
-                if before[1] is not None and now[1] is not None:
-                    spare = spare_cores(
-                        before[1], now[1], now[2] - before[2], now[0] - before[0]
-                    )
-                    self.available = spare >= self.needed
-                self._last = now
-            finally:
-                self._lock.release()
-        return self.available
+        """Whether helpers join the run starting now."""
+        now = self._clock()
+        if now - self._window_start >= self.window:
+            with self._lock:
+                if now - self._window_start >= self.window:
+                    self._close_window(now)
+        return self.joining
 
-
-def _cpu_seconds(thread: threading.Thread) -> float:
-    """The CPU time a live thread has used so far (0 where the platform cannot tell)."""
-    try:
-        clock = time.pthread_getcpuclockid(thread.ident)  # type: ignore[arg-type]
-        return time.clock_gettime(clock)
-    except (AttributeError, OSError, TypeError):
-        return 0.0
+    def _close_window(self, now: float) -> None:
+        if self._work > 0:
+            cost = self._seconds / self._work
+            previous = self.costs.get(self.joining)
+            if previous is not None:
+                # Averaged with the way's previous figure: one noisy window decides less.
+                cost = (cost + previous[0]) / 2
+            self.costs[self.joining] = (cost, now)
+        other = not self.joining
+        measured = self.costs.get(other)
+        if measured is None or now - measured[1] >= self.explore_after:
+            if self._work > 0:  # explore only after this way was measured in turn
+                self.joining = other
+        elif self.joining in self.costs:
+            self.joining = min(self.costs, key=lambda way: self.costs[way][0])
+        self._window_start, self._work, self._seconds = now, 0.0, 0.0
 
 
 class ChunkPool:
     """Helper threads that join the caller in running a task's chunks."""
 
-    def __init__(self, helpers: int, spare: Callable[[], bool] | None = None) -> None:
+    def __init__(self, helpers: int, policy: Callable[[], bool] | None = None) -> None:
         self.helpers = helpers
         self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self._threads = [
@@ -178,16 +162,7 @@ class ChunkPool:
         ]
         for thread in self._threads:
             thread.start()
-        # Each helper needs a core; half a core of slack, as /proc/stat counts 10 ms ticks.
-        self._spare = (
-            spare
-            if spare is not None
-            else SpareCores(helpers - 0.5, self._helpers_cpu_seconds)
-        )
-
-    def _helpers_cpu_seconds(self) -> float:
-        # A stopped thread's clock is gone (close()): only live helpers are asked.
-        return sum(_cpu_seconds(t) for t in self._threads if t.is_alive())
+        self.policy = policy if policy is not None else HelperPolicy()
 
     def _serve(self) -> None:
         # The plan runs under errstate(all="ignore") (IEEE results, no warnings, as the
@@ -201,14 +176,24 @@ class ChunkPool:
                 del task
 
     def helping(self) -> bool:
-        """Whether helpers join the tasks run now (there are some, and cores to spare)."""
-        return self.helpers > 0 and self._spare()
+        """Whether helpers join the tasks run now (there are some, and the policy says so)."""
+        return self.helpers > 0 and self.policy()
 
-    def run(self, work: Callable[[int], None], chunks: int) -> None:
-        """Call ``work(i)`` for every ``i < chunks``, spread over the caller and the helpers;
-        returns when all are done and re-raises the first exception one of them raised."""
+    def record(self, joined: bool, work: float, seconds: float) -> None:
+        """Report a chunked run to the policy (when it is a ``HelperPolicy``)."""
+        if isinstance(self.policy, HelperPolicy):
+            self.policy.record(joined, work, seconds)
+
+    def run(
+        self, work: Callable[[int], None], chunks: int, helping: bool | None = None
+    ) -> None:
+        """Call ``work(i)`` for every ``i < chunks``, spread over the caller and the helpers
+        when ``helping`` (default: ``helping()``); returns when all are done and re-raises
+        the first exception one of them raised."""
         task = _Task(work, chunks)
-        if self.helping():
+        if helping is None:
+            helping = self.helping()
+        if helping and self.helpers > 0:
             # A helper that wakes after the caller finished finds nothing left to claim.
             for _ in range(min(self.helpers, chunks - 1)):
                 self._tasks.put(task)

@@ -3,7 +3,6 @@ the single-threaded results bit for bit, from any number of calling threads."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import warnings
@@ -36,7 +35,7 @@ UNSPLIT = {"chunk_threshold": 1 << 62}
 def helpers_always_join() -> Iterator[None]:
     """The replays here run on a pool whose two helpers always join, spare cores or not (the
     process's own pool would leave the caller alone on a busy machine)."""
-    pool = fusion_threads.ChunkPool(2, spare=lambda: True)
+    pool = fusion_threads.ChunkPool(2, policy=lambda: True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fusion_threads, "_pool", pool)
         yield
@@ -245,7 +244,7 @@ def test_the_pool_runs_every_chunk_exactly_once(helpers: int) -> None:
 def test_helpers_run_chunks_under_the_plan_error_state() -> None:
     # Two chunks; the first one claimed waits until the other has started, so the caller
     # and the helper run one each.
-    pool = fusion_threads.ChunkPool(1, spare=lambda: True)
+    pool = fusion_threads.ChunkPool(1, policy=lambda: True)
     started = [threading.Event(), threading.Event()]
     seen: dict[int, tuple[int, dict[str, str]]] = {}
 
@@ -264,7 +263,7 @@ def test_helpers_run_chunks_under_the_plan_error_state() -> None:
 
 def test_a_finished_task_keeps_no_array_alive() -> None:
     # An output kept alive by a helper would make the next run allocate fresh memory.
-    pool = fusion_threads.ChunkPool(1, spare=lambda: True)
+    pool = fusion_threads.ChunkPool(1, policy=lambda: True)
     array = np.ones(1000)
     alive = weakref.ref(array)
 
@@ -281,39 +280,58 @@ def test_a_finished_task_keeps_no_array_alive() -> None:
 
 
 def test_without_spare_cores_the_caller_runs_every_chunk() -> None:
-    pool = fusion_threads.ChunkPool(2, spare=lambda: False)
+    pool = fusion_threads.ChunkPool(2, policy=lambda: False)
     runners: set[int] = set()
     pool.run(lambda chunk: runners.add(threading.get_ident()), 40)
     pool.close()
     assert runners == {threading.get_ident()}
 
 
-def test_spare_cores_count_idle_time_and_the_helpers_own_time() -> None:
-    # Over 2 s: the machine idled 1 core-second and the helpers used 1 CPU second.
-    assert fusion_threads.spare_cores(100.0, 101.0, 1.0, 2.0) == 1.0
-    # All cores busy, the helpers got a fifth of a core.
-    assert fusion_threads.spare_cores(100.0, 100.0, 0.2, 1.0) == 0.2
-    assert fusion_threads.spare_cores(100.0, 100.0, 0.0, 0.0) == 0.0
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-def test_a_thread_cpu_time_is_read() -> None:
-    before = fusion_threads._cpu_seconds(threading.current_thread())
-    sum(range(300_000))
-    assert fusion_threads._cpu_seconds(threading.current_thread()) > before
+def run_windows(
+    policy: fusion_threads.HelperPolicy,
+    clock: Clock,
+    cost: dict[bool, float],
+    count: int,
+) -> list[bool]:
+    """The way each of ``count`` windows ran, when a unit of work costs ``cost[way]``."""
+    ways = []
+    for _ in range(count):
+        way = policy()
+        ways.append(way)
+        policy.record(way, 1000, 1000 * cost[way])
+        clock.now += 1.0
+    return ways
 
 
-def test_spare_cores_are_guessed_from_the_load_then_measured_per_window() -> None:
-    linux = os.path.exists("/proc/stat")
-    # Before the first window: the load average (no machine has a billion free cores).
-    assert fusion_threads.SpareCores(needed=-1e9, window=3600.0)() is True
-    assert fusion_threads.SpareCores(needed=1e9, window=3600.0)() is not linux
-    # After a window: measured.
-    spare = fusion_threads.SpareCores(needed=1e9, window=0.0)
-    sum(range(200_000))  # some CPU time in the window
-    assert spare() is not linux
-    spare = fusion_threads.SpareCores(needed=-1e9, window=0.0)
-    sum(range(200_000))
-    assert spare() is True
+def test_the_policy_keeps_the_faster_way_and_retries_the_other_now_and_then() -> None:
+    clock = Clock()
+    policy = fusion_threads.HelperPolicy(window=1.0, explore_after=4.0, clock=clock)
+    ways = run_windows(policy, clock, {True: 1.0, False: 2.0}, 12)
+    # Measured both ways first, then helpers, and alone again once that figure is stale.
+    assert ways[:2] == [True, False]
+    assert ways[2:6] == [True] * 4
+    assert ways.count(False) == 3
+    # The machine gets busy: helpers now cost more, and the policy follows.
+    ways = run_windows(policy, clock, {True: 3.0, False: 2.0}, 12)
+    assert ways[-4:].count(False) >= 3
+    assert ways.count(True) <= 4
+
+
+def test_the_policy_ignores_windows_without_chunked_runs() -> None:
+    clock = Clock()
+    policy = fusion_threads.HelperPolicy(window=1.0, explore_after=4.0, clock=clock)
+    for _ in range(5):
+        assert policy() is True
+        clock.now += 1.0
+    assert policy.costs == {}
 
 
 def test_callers_on_several_threads_share_the_pool() -> None:
