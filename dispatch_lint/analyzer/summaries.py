@@ -128,6 +128,16 @@ class Summary:
 EMPTY_SUMMARY = Summary(EMPTY, (), ())
 
 
+@dataclass
+class Unit:
+    """One analysed unit (a module's top level or a summary): when it was analysed, what it
+    read (heap slots, callee summaries) and what it found."""
+
+    stamp: int
+    reads: set[object] = field(default_factory=set)
+    findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Finding:
     """A rule hit at a place: the event it judged and what it found."""
@@ -156,8 +166,13 @@ class Program:
         self.done: set[tuple[object, ...]] = set()
         self.in_progress: set[tuple[object, ...]] = set()
         self.modules_done: set[int] = set()
-        self.findings: dict[tuple[str, int, int], Finding] = {}
         self.errors: dict[int, str] = {}
+        # Incremental rounds: each unit (a module's top level, a summary) remembers what it
+        # read and what it found; a later round redoes it only when something it read changed.
+        self.clock = 0
+        self.changed_at: dict[object, int] = {}
+        self.units: dict[object, Unit] = {}
+        self.unit_stack: list[Unit] = []
         self.instance_sites: dict[object, set[Site]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.changed = False
@@ -169,7 +184,6 @@ class Program:
         """Analyse every module and function to the fixpoint."""
         for _ in range(MAX_ROUNDS):
             self.changed = False
-            self.findings = {}
             self.done = set()
             self.modules_done = set()
             for info in self.files:
@@ -183,14 +197,56 @@ class Program:
         if file in self.modules_done or file in self.errors:
             return
         self.modules_done.add(file)
+        key = ("module", file)
+        if not self.outdated(key):
+            return
         info = self.files[file]
-        run = FunctionRun(self, file, ("module", file), None, is_module=True)
+        run = FunctionRun(self, file, key, None, is_module=True)
+        self.begin_unit(key)
         try:
             run.run_block(info.tree.body, State())
         except RecursionError:
             self.errors[file] = "internal error: code nested too deeply to analyse"
         except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
             self.errors[file] = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            self.unit_stack.pop()
+
+    # ------------------------------------------------------------------------ units
+
+    def begin_unit(self, key: object) -> None:
+        unit = Unit(self.clock)
+        self.units[key] = unit
+        self.unit_stack.append(unit)
+
+    def outdated(self, key: object) -> bool:
+        """Whether the unit ``key`` must be (re)analysed: never done, or it read something
+        that changed since."""
+        unit = self.units.get(key)
+        if unit is None:
+            return True
+        changed_at = self.changed_at
+        return any(changed_at.get(dep, -1) >= unit.stamp for dep in unit.reads)
+
+    def note_read(self, dep: object) -> None:
+        if self.unit_stack:
+            self.unit_stack[-1].reads.add(dep)
+
+    def note_change(self, dep: object) -> None:
+        self.changed = True
+        self.changed_at[dep] = self.clock
+        self.clock += 1
+
+    @property
+    def findings(self) -> dict[tuple[str, int, int], Finding]:
+        """Every unit's findings from its latest analysis."""
+        out: dict[tuple[str, int, int], Finding] = {}
+        for unit in self.units.values():
+            for key, finding in unit.findings.items():
+                old = out.get(key)
+                if old is None or _trace_len(finding.hit.trace) < _trace_len(old.hit.trace):
+                    out[key] = finding
+        return out
 
     # ------------------------------------------------------------------------- heap
 
@@ -200,21 +256,25 @@ class Program:
         old = self.heap.get(key)
         new = value if old is None else old.join(value)
         if old is None or new != old:
-            self.changed = True
+            self.note_change(key)
         self.heap[key] = new
+
+    def read(self, key: tuple[object, ...]) -> Value | None:
+        self.note_read(key)
+        return self.heap.get(key)
 
     def global_value(self, file: int, name: str) -> Value | None:
         key = ("g", file, name)
         if key not in self.heap and file not in self.modules_done:
             self.analyze_module(file)
-        return self.heap.get(key)
+        return self.read(key)
 
     def box_item(self, box: Box, key: object) -> Value:
         if key is not None:
-            exact = self.heap.get(("bk", box.site, key))
+            exact = self.read(("bk", box.site, key))
             if exact is not None:
                 return exact
-        return self.heap.get(("b", box.site), EMPTY)
+        return self.read(("b", box.site)) or EMPTY
 
     # ------------------------------------------------------------------- resolution
 
@@ -252,11 +312,12 @@ class Program:
         if file is None:
             return {}
         self.analyze_module(file)
-        return {
-            key[2]: value
-            for key, value in self.heap.items()
-            if key[0] == "g" and key[1] == file and not str(key[2]).startswith("_")
-        }
+        names = {}
+        for key, value in list(self.heap.items()):
+            if key[0] == "g" and key[1] == file and not str(key[2]).startswith("_"):
+                self.note_read(key)
+                names[key[2]] = value
+        return names
 
     # ------------------------------------------------------------- functions, classes
 
@@ -416,8 +477,8 @@ class Program:
                 return self.apply(method, run, Value.of(inst), (), {}, node)
             return Value.of(Ref(method.qualname, key=method.key, bound=Value.of(inst),
                                 no_capture=method.no_capture))
-        value = self.heap.get(self.field_key(inst, name), EMPTY)
-        value = value.join(self.heap.get(self.field_key(Cls(inst.cls), name), EMPTY))
+        value = self.read(self.field_key(inst, name)) or EMPTY
+        value = value.join(self.read(self.field_key(Cls(inst.cls), name)) or EMPTY)
         return value or Value.of(UNKNOWN)
 
     def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:
@@ -426,7 +487,7 @@ class Program:
             bound = Value.of(cls) if method.kind == "classmethod" else None
             return Value.of(Ref(method.qualname, key=method.key, bound=bound,
                                 no_capture=method.no_capture))
-        return self.heap.get(self.field_key(cls, name)) or Value.of(UNKNOWN)
+        return self.read(self.field_key(cls, name)) or Value.of(UNKNOWN)
 
     def super_value(self, run: FunctionRun) -> Value:
         func = run.func
@@ -453,11 +514,16 @@ class Program:
         subclass's override and each instance's fields stay its own)."""
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
                                    context)
+        self.note_read(("s", key))
         if key in self.done or key in self.in_progress:
             return self.summaries.get(key, EMPTY_SUMMARY)
         if info.file in self.errors:
             return EMPTY_SUMMARY
+        if key in self.summaries and not self.outdated(key):
+            self.done.add(key)
+            return self.summaries[key]
         self.in_progress.add(key)
+        self.begin_unit(key)
         try:
             summary = self._summarize(info, closure, self_cls, dict(context), key)
         except RecursionError:
@@ -468,10 +534,11 @@ class Program:
             summary = EMPTY_SUMMARY
         finally:
             self.in_progress.discard(key)
+            self.unit_stack.pop()
         self.done.add(key)
         old = self.summaries.get(key)
         if old is None or old.signature() != summary.signature():
-            self.changed = True
+            self.note_change(("s", key))
         self.summaries[key] = summary
         return summary
 
@@ -669,9 +736,10 @@ class Program:
             if fresh is not None and not any(c in fresh for c in hit.culprits):
                 continue
             key = (hit.rule, event.file, id(event.node))
-            old = self.findings.get(key)
+            findings = self.unit_stack[-1].findings
+            old = findings.get(key)
             if old is None or _trace_len(hit.trace) < _trace_len(old.hit.trace):
-                self.findings[key] = Finding(hit, event)
+                findings[key] = Finding(hit, event)
 
 
 def _trace_len(trace: Trace | None) -> int:
