@@ -150,8 +150,8 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
 
     pool = fusion_threads.pool()
     print(
-        f"Fused replay on Numba() (medians of interleaved rounds; {pool.helpers + 1} "
-        "threads while cores are spare; '1 thread' is the same plan unchunked)"
+        f"Fused replay on Numba() (medians of interleaved rounds; up to {pool.helpers + 1}"
+        " threads when that measures faster; '1 thread' is the same plan unchunked)"
     )
     header = f"{'program':<15}{'size':>9} {'dtype':<8}{'eager ms':>10}{'replay ms':>11}"
     print(
@@ -331,10 +331,12 @@ def main(argv: list[str] | None = None) -> None:
     replay = bench_replay(dispatch, sizes, dtypes, rounds)
     from dispatch_lint.runtime import fusion_threads
 
-    spare = getattr(fusion_threads.pool()._spare, "available", None)
-    print(
-        f"(cores spare for the helper threads at the end of the replay runs: {spare})"
+    policy = fusion_threads.pool().policy
+    ways = ", ".join(
+        f"{'with helpers' if way else 'alone'} {cost * 1e9:.3f}"
+        for way, (cost, _) in sorted(getattr(policy, "costs", {}).items())
     )
+    print(f"(last measured ns per element-step of chunked runs: {ways or 'none'})")
     guard = bench_guards(dispatch, rounds)
     eager = bench_eager(dispatch, rounds * 2)
     mlp = bench_mlp_step(dispatch, rounds * 2)
