@@ -1,4 +1,4 @@
-"""A small persistent thread pool that runs the chunks of one fused-replay step on every core.
+"""A small persistent thread pool that runs the chunks of fused-replay steps on every core.
 
 NumPy's ufuncs and the generated Numba ufuncs release the GIL in their inner loops, so threads
 calling them on disjoint slices of one buffer run truly in parallel.
@@ -12,8 +12,9 @@ once cannot deadlock (helpers never wait for anything; each caller finishes its 
 Whether helpers join is measured, not assumed (``HelperPolicy``): a helper pays where a core
 is free, and on cores busy with other processes it time-slices against them, and one
 descheduled while holding the GIL or a claimed chunk stalls the caller. Measured here on 2
-cores (4M float32, medians): with one other busy process, tanh-exp-sqrt-log took 3.8 ms with
-a helper and 6.3 ms alone; with three to four, 14.8 ms with a helper and 14.3 ms alone.
+cores shared with other work (4M float32, medians): at a load average of about 2,
+tanh-exp-sqrt-log took 3.8 ms with a helper and 6.3 ms alone; at about 3, 14.8 ms with a
+helper and 14.3 ms alone.
 
 Helpers are daemon threads created on first use: ``threads() - 1`` of them, since the caller
 is the remaining worker. ``DISPATCH_LINT_THREADS`` sets ``threads()`` when the pool starts
