@@ -1,6 +1,6 @@
 """Fuzz the analyzer: it must answer every program, never crash on one.
 
-Four kinds of input, each checked with the same property (:func:`check_files`, plus the
+Five kinds of input, each checked with the same property (:func:`check_files`, plus the
 library API's ``lint_source`` on single files):
 
 - ``runtime``: generated programs that use the dispatch runtime in every construct the
@@ -10,7 +10,9 @@ library API's ``lint_source`` on single files):
   so summaries cross modules;
 - ``grammar``: hypothesmith's grammar-generated programs with a runtime import added;
 - ``fixtures``: the files under ``fixtures/`` with lines deleted, duplicated, swapped,
-  statements of one block swapped, bytes truncated or junk inserted.
+  statements of one block swapped, bytes truncated or junk inserted;
+- ``fixture-packages``: one such mutant checked together with the fixture packages it may
+  import.
 
 The test suite runs a few dozen examples of each (``tests/analyzer/test_fuzz.py``); this
 script runs many more::
@@ -494,6 +496,24 @@ def all_fixture_mutants() -> st.SearchStrategy[bytes]:
     return st.one_of([fixture_mutants(path) for path in fixtures])
 
 
+def fixture_module(path: Path) -> str:
+    """The dotted module name of a fixture file, from the fixtures folder (its import root)."""
+    parts = path.relative_to(FIXTURES).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@st.composite
+def fixture_package_mutants(draw: Callable[..., object]) -> dict[str, bytes]:
+    """One fixture file mutated, checked together with every fixture package (the modules the
+    fixtures import), so that a broken module is also met across imports and summaries."""
+    fixtures = fixture_sources()
+    packaged = [path for path in fixtures if path.parent != FIXTURES]
+    chosen: Path = draw(st.sampled_from(fixtures))  # type: ignore[assignment]
+    modules = {fixture_module(path): path.read_bytes() for path in packaged}
+    modules[fixture_module(chosen)] = draw(fixture_mutants(chosen))  # type: ignore[assignment]
+    return modules
+
+
 # ---------------------------------------------------------------------------------------------
 # The long run
 
@@ -515,6 +535,7 @@ KINDS: dict[str, Callable[[], st.SearchStrategy[dict[str, bytes]]]] = {
     "packages": runtime_packages,
     "grammar": lambda: grammar_programs().map(as_module),
     "fixtures": lambda: all_fixture_mutants().map(as_module),
+    "fixture-packages": fixture_package_mutants,
 }
 
 
@@ -587,9 +608,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     kinds = list(KINDS) if args.kind == "all" else [args.kind]
-    if "fixtures" in kinds and not fixture_sources():
+    if not fixture_sources():
         print(f"no fixtures under {FIXTURES}: skipping the fixture mutants")
-        kinds.remove("fixtures")
+        kinds = [kind for kind in kinds if not kind.startswith("fixture")]
     stats = {kind: KindStats() for kind in kinds}
     strategies = {kind: KINDS[kind]() for kind in kinds}
     deadline = time.monotonic() + args.seconds
@@ -613,7 +634,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind, kind_stats in stats.items():
         top = ", ".join(f"{rule} x{n}" for rule, n in sorted(kind_stats.rules.items()))
         print(
-            f"{kind:9} {kind_stats.examples:6} programs, {kind_stats.with_findings:5} with "
+            f"{kind:16} {kind_stats.examples:6} programs, {kind_stats.with_findings:5} with "
             f"findings, {kind_stats.seconds:7.1f} s  [{top or 'no findings'}]"
         )
     print("ok: the analyzer answered every program")

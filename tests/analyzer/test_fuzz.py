@@ -46,7 +46,7 @@ def test_generated_runtime_programs_are_answered(source: bytes) -> None:
     fuzz.check_source(source)
 
 
-@BOUNDED
+@settings(BOUNDED, max_examples=20)
 @given(fuzz.runtime_packages())
 def test_generated_two_module_packages_are_answered(modules: dict[str, bytes]) -> None:
     fuzz.check_files(modules)
@@ -68,6 +68,15 @@ def test_mutated_fixtures_are_answered(fixture: Path) -> None:
         fuzz.check_source(source)
 
     check()
+
+
+@pytest.mark.skipif(not fuzz.fixture_sources(), reason="no fixtures")
+@settings(BOUNDED, max_examples=15)
+@given(fuzz.fixture_package_mutants())
+def test_mutated_fixtures_among_the_fixture_packages_are_answered(
+    modules: dict[str, bytes],
+) -> None:
+    fuzz.check_files(modules)
 
 
 # CPython 3.10/3.11 compile this (invalid UTF-8 inside a comment); libcst alone refuses it.
