@@ -15,7 +15,7 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place;
 - consecutive element-wise steps over one large shape run chunk by chunk, each chunk through
-  all the steps, on every core when that measures faster (``fusion_threads``; else whole):
+  all the steps, on every core when that times faster (``fusion_threads``; else whole):
   ufuncs release the GIL, chunks write disjoint ranges, so the result is the whole-array one
   bit for bit. Reductions and matmuls are never split.
 
@@ -29,7 +29,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -192,11 +192,14 @@ class _ChunkedSteps:
     steps: tuple[_UfuncStep, ...]
     #: For each chunk, for each step: the index of its output, and of each argument.
     indices: tuple[tuple[tuple[tuple[slice, ...], tuple[_Index, ...]], ...], ...]
-    work: int  # element-steps, for the pool's measure of whether helpers pay
+    #: Times this run with and without helpers and picks the faster way (shared by threads).
+    policy: fusion_threads.HelperPolicy = field(
+        default_factory=fusion_threads.HelperPolicy, compare=False
+    )
 
     def execute(self, values: list[Any], workspace: list[np.ndarray | None]) -> None:
         pool = fusion_threads.pool()
-        helping = pool.helping()
+        helping = pool.helpers > 0 and self.policy()
         start = time.perf_counter()
         if helping:
             self._run_chunks(pool, values, workspace)
@@ -205,7 +208,8 @@ class _ChunkedSteps:
             # gain measured): the whole-array steps compute the same bits.
             for step in self.steps:
                 step.execute(values, workspace)
-        pool.record(helping, self.work, time.perf_counter() - start)
+        if pool.helpers > 0:
+            self.policy.record(helping, time.perf_counter() - start)
 
     def _run_chunks(
         self,
@@ -539,9 +543,7 @@ def _chunk_large_steps(
         work = math.prod(run[0].shape) * len(run) if run else 0
         if work >= threshold:
             indices = _chunk_indices(values, run, max(2, -(-work // chunk_work)))
-        planned.extend(
-            run if indices is None else [_ChunkedSteps(tuple(run), indices, work)]
-        )
+        planned.extend(run if indices is None else [_ChunkedSteps(tuple(run), indices)])
         run.clear()
 
     for step, skip in zip(steps, excluded):

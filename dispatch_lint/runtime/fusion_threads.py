@@ -9,8 +9,8 @@ busy, not yet awake, or gone (a forked child has none): on a loaded machine it d
 single-threaded run plus the cost of posting the work, and several threads calling ``run`` at
 once cannot deadlock (helpers never wait for anything; each caller finishes its own task).
 
-Whether helpers join is measured, not assumed (``HelperPolicy``): a helper pays where a core
-is free, and on cores busy with other processes it time-slices against them, and one
+Whether helpers join a workload is timed, not assumed (``HelperPolicy``): a helper pays where
+a core is free, and on cores busy with other processes it time-slices against them, and one
 descheduled while holding the GIL or a claimed chunk stalls the caller. Measured here on 2
 cores shared with other work (4M float32, medians): at a load average of about 2,
 tanh-exp-sqrt-log took 3.8 ms with a helper and 6.3 ms alone; at about 3, 14.8 ms with a
@@ -27,7 +27,6 @@ import itertools
 import os
 import queue
 import threading
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -89,70 +88,59 @@ class _Task:
 
 
 class HelperPolicy:
-    """Whether helpers join, chosen by the throughput measured both ways.
+    """Whether helpers join the runs of one workload, chosen by timing it both ways.
 
-    Callers report each chunked run: its work (element-steps), its seconds, and whether
-    helpers joined. Time is cut into windows of ``window`` seconds; each window runs one way
-    and its seconds per unit of work update that way's figure. The next window runs the
-    cheaper way, except that a way not measured for ``explore_after`` seconds is tried
-    again, since the machine's load changes. Costs a clock read and a lock per run.
+    Each chunked run reports its seconds and whether helpers joined. Runs are taken in
+    windows of ``window`` runs, all one way; a window's median updates that way's figure
+    (averaged with the previous one, so one noisy window decides less). The next window
+    runs the faster way, except that the other way is timed again after ``explore_every``
+    windows without it, since the machine's load changes. One policy per workload (a plan's
+    chunked run of steps), so the two ways are timed on the same work.
     """
 
-    def __init__(
-        self,
-        window: float = 0.25,
-        explore_after: float = 2.0,
-        clock: Callable[[], float] = time.perf_counter,
-    ) -> None:
+    def __init__(self, window: int = 4, explore_every: int = 8) -> None:
         self.window = window
-        self.explore_after = explore_after
-        self._clock = clock
+        self.explore_every = explore_every
         self._lock = threading.Lock()
         self.joining = True  # the way of the current window
-        self._window_start = clock()
-        self._work = 0.0
-        self._seconds = 0.0
-        #: way -> (seconds per unit of work, when measured)
-        self.costs: dict[bool, tuple[float, float]] = {}
-
-    def record(self, joined: bool, work: float, seconds: float) -> None:
-        """Account one chunked run of ``work`` element-steps that took ``seconds``."""
-        with self._lock:
-            if joined == self.joining:  # a run straddling a switch counts for neither
-                self._work += work
-                self._seconds += seconds
+        self._samples: list[float] = []
+        #: way -> seconds per run (averaged over windows)
+        self.costs: dict[bool, float] = {}
+        self._windows_since: dict[bool, int] = {True: 0, False: 0}
 
     def __call__(self) -> bool:
         """Whether helpers join the run starting now."""
-        now = self._clock()
-        if now - self._window_start >= self.window:
-            with self._lock:
-                if now - self._window_start >= self.window:
-                    self._close_window(now)
         return self.joining
 
-    def _close_window(self, now: float) -> None:
-        if self._work > 0:
-            cost = self._seconds / self._work
-            previous = self.costs.get(self.joining)
-            if previous is not None:
-                # Averaged with the way's previous figure: one noisy window decides less.
-                cost = (cost + previous[0]) / 2
-            self.costs[self.joining] = (cost, now)
-        other = not self.joining
-        measured = self.costs.get(other)
-        if measured is None or now - measured[1] >= self.explore_after:
-            if self._work > 0:  # explore only after this way was measured in turn
-                self.joining = other
-        elif self.joining in self.costs:
-            self.joining = min(self.costs, key=lambda way: self.costs[way][0])
-        self._window_start, self._work, self._seconds = now, 0.0, 0.0
+    def record(self, joined: bool, seconds: float) -> None:
+        """Account one run that took ``seconds``."""
+        with self._lock:
+            if joined != self.joining:
+                return  # started before the last switch
+            self._samples.append(seconds)
+            if len(self._samples) >= self.window:
+                self._close_window()
+
+    def _close_window(self) -> None:
+        samples = sorted(self._samples)
+        middle = len(samples) // 2
+        median = (samples[middle] + samples[~middle]) / 2
+        way, other = self.joining, not self.joining
+        previous = self.costs.get(way)
+        self.costs[way] = median if previous is None else (median + previous) / 2
+        self._windows_since[way] = 0
+        self._windows_since[other] += 1
+        if other not in self.costs or self._windows_since[other] > self.explore_every:
+            self.joining = other
+        else:
+            self.joining = min(self.costs, key=self.costs.__getitem__)
+        self._samples = []
 
 
 class ChunkPool:
     """Helper threads that join the caller in running a task's chunks."""
 
-    def __init__(self, helpers: int, policy: Callable[[], bool] | None = None) -> None:
+    def __init__(self, helpers: int) -> None:
         self.helpers = helpers
         self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self._threads = [
@@ -163,7 +151,6 @@ class ChunkPool:
         ]
         for thread in self._threads:
             thread.start()
-        self.policy = policy if policy is not None else HelperPolicy()
 
     def _serve(self) -> None:
         # The plan runs under errstate(all="ignore") (IEEE results, no warnings, as the
@@ -176,25 +163,14 @@ class ChunkPool:
                 # reused (a fresh 16 MB output then costs page faults and zeroing).
                 del task
 
-    def helping(self) -> bool:
-        """Whether helpers join the tasks run now (there are some, and the policy says so)."""
-        return self.helpers > 0 and self.policy()
-
-    def record(self, joined: bool, work: float, seconds: float) -> None:
-        """Report a chunked run to the policy (when it is a ``HelperPolicy``)."""
-        if isinstance(self.policy, HelperPolicy):
-            self.policy.record(joined, work, seconds)
-
     def run(
-        self, work: Callable[[int], None], chunks: int, helping: bool | None = None
+        self, work: Callable[[int], None], chunks: int, helping: bool = True
     ) -> None:
-        """Call ``work(i)`` for every ``i < chunks``, spread over the caller and the helpers
-        when ``helping`` (default: ``helping()``); returns when all are done and re-raises
-        the first exception one of them raised."""
+        """Call ``work(i)`` for every ``i < chunks``, spread over the caller and (when
+        ``helping``) the helpers; returns when all are done and re-raises the first
+        exception one of them raised."""
         task = _Task(work, chunks)
-        if helping is None:
-            helping = self.helping()
-        if helping and self.helpers > 0:
+        if helping:
             # A helper that wakes after the caller finished finds nothing left to claim.
             for _ in range(min(self.helpers, chunks - 1)):
                 self._tasks.put(task)

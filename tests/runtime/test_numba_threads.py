@@ -29,21 +29,21 @@ INPUTS = {
     "n": RNG.integers(-3, 4, size=(ROWS, COLS)).astype(np.int64),
 }
 UNSPLIT = {"chunk_threshold": 1 << 62}
+# Odd, tiny chunks: many of them, the last one short.
+TINY = {"chunk_threshold": 1, "chunk_work": 3000}
+TIMED_CHOICE = fusion_threads.HelperPolicy.__call__
 
 
 @pytest.fixture(autouse=True, scope="module")
 def helpers_always_join() -> Iterator[None]:
-    """The replays here run on a pool whose two helpers always join, spare cores or not (the
-    process's own pool would leave the caller alone on a busy machine)."""
-    pool = fusion_threads.ChunkPool(2, policy=lambda: True)
+    """The replays here run on a pool of two helpers that always join (the policy would
+    leave the caller alone where helpers time slower, as on a busy machine)."""
+    pool = fusion_threads.ChunkPool(2)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fusion_threads, "_pool", pool)
+        patch.setattr(fusion_threads.HelperPolicy, "__call__", lambda self: True)
         yield
     pool.close()
-
-
-# Odd, tiny chunks: many of them, the last one short.
-TINY = {"chunk_threshold": 1, "chunk_work": 3000}
 
 
 def placeholders(cap: dispatch.Device) -> dict[str, dispatch.Tensor]:
@@ -244,7 +244,7 @@ def test_the_pool_runs_every_chunk_exactly_once(helpers: int) -> None:
 def test_helpers_run_chunks_under_the_plan_error_state() -> None:
     # Two chunks; the first one claimed waits until the other has started, so the caller
     # and the helper run one each.
-    pool = fusion_threads.ChunkPool(1, policy=lambda: True)
+    pool = fusion_threads.ChunkPool(1)
     started = [threading.Event(), threading.Event()]
     seen: dict[int, tuple[int, dict[str, str]]] = {}
 
@@ -263,7 +263,7 @@ def test_helpers_run_chunks_under_the_plan_error_state() -> None:
 
 def test_a_finished_task_keeps_no_array_alive() -> None:
     # An output kept alive by a helper would make the next run allocate fresh memory.
-    pool = fusion_threads.ChunkPool(1, policy=lambda: True)
+    pool = fusion_threads.ChunkPool(1)
     array = np.ones(1000)
     alive = weakref.ref(array)
 
@@ -279,59 +279,68 @@ def test_a_finished_task_keeps_no_array_alive() -> None:
     assert alive() is None
 
 
-def test_without_spare_cores_the_caller_runs_every_chunk() -> None:
-    pool = fusion_threads.ChunkPool(2, policy=lambda: False)
+def test_without_helping_the_caller_runs_every_chunk() -> None:
+    pool = fusion_threads.ChunkPool(2)
     runners: set[int] = set()
-    pool.run(lambda chunk: runners.add(threading.get_ident()), 40)
+    pool.run(lambda chunk: runners.add(threading.get_ident()), 40, helping=False)
     pool.close()
     assert runners == {threading.get_ident()}
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def run_windows(
-    policy: fusion_threads.HelperPolicy,
-    clock: Clock,
-    cost: dict[bool, float],
-    count: int,
+    policy: fusion_threads.HelperPolicy, seconds: dict[bool, float], windows: int
 ) -> list[bool]:
-    """The way each of ``count`` windows ran, when a unit of work costs ``cost[way]``."""
+    """The way each of ``windows`` windows ran, when a run takes ``seconds[way]``."""
     ways = []
-    for _ in range(count):
-        way = policy()
+    for _ in range(windows):
+        way = policy.joining
         ways.append(way)
-        policy.record(way, 1000, 1000 * cost[way])
-        clock.now += 1.0
+        for _ in range(policy.window):
+            policy.record(way, seconds[way])
     return ways
 
 
 def test_the_policy_keeps_the_faster_way_and_retries_the_other_now_and_then() -> None:
-    clock = Clock()
-    policy = fusion_threads.HelperPolicy(window=1.0, explore_after=4.0, clock=clock)
-    ways = run_windows(policy, clock, {True: 1.0, False: 2.0}, 12)
-    # Measured both ways first, then helpers, and alone again once that figure is stale.
-    assert ways[:2] == [True, False]
-    assert ways[2:6] == [True] * 4
-    assert ways.count(False) == 3
-    # The machine gets busy: helpers now cost more, and the policy follows.
-    ways = run_windows(policy, clock, {True: 3.0, False: 2.0}, 12)
+    policy = fusion_threads.HelperPolicy(window=3, explore_every=3)
+    ways = run_windows(policy, {True: 1.0, False: 2.0}, 12)
+    # Timed both ways first, then helpers, and alone again every fourth window.
+    assert ways == [
+        True,
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+    # The machine gets busy: helpers now take longer, and the policy follows.
+    ways = run_windows(policy, {True: 3.0, False: 2.0}, 12)
     assert ways[-4:].count(False) >= 3
-    assert ways.count(True) <= 4
 
 
-def test_the_policy_ignores_windows_without_chunked_runs() -> None:
-    clock = Clock()
-    policy = fusion_threads.HelperPolicy(window=1.0, explore_after=4.0, clock=clock)
-    for _ in range(5):
-        assert policy() is True
-        clock.now += 1.0
-    assert policy.costs == {}
+def test_the_policy_times_runs_of_its_own_way_only() -> None:
+    policy = fusion_threads.HelperPolicy(window=2)
+    policy.record(False, 9.0)  # started before a switch: not counted
+    policy.record(True, 1.0)
+    policy.record(True, 3.0)
+    assert policy.costs == {True: 2.0}
+    assert policy.joining is False
+
+
+def test_plans_time_their_chunked_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fusion_threads.HelperPolicy, "__call__", TIMED_CHOICE)
+    program = chain()
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    policy = plan.steps[0].policy  # type: ignore[union-attr]
+    arrays = {name: INPUTS[name] for name in program.inputs}
+    for _ in range(2 * policy.window):
+        plan.run(arrays)
+    assert set(policy.costs) == {True, False}
 
 
 def test_callers_on_several_threads_share_the_pool() -> None:
