@@ -5,6 +5,7 @@ configuration (or in the current folder)."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -236,3 +237,18 @@ def test_an_unwritable_cache_folder_is_not_an_error(
     (project / CACHE_DIR).write_text("a file where the folder should be")
     code, out = run(capsys)
     assert (code, rules_in(out)) == (1, [("main.py", "DL001")])
+
+
+def test_warm_run_over_the_fixtures_shows_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    shutil.copytree(fixtures, tmp_path / "fixtures")
+    monkeypatch.chdir(tmp_path)
+    cli.main(["fixtures"])  # fills the cache
+    capsys.readouterr()
+    for output in (["--format", "json"], []):
+        cold = cli.main([*output, "--no-cache", "fixtures"]), capsys.readouterr()
+        warm = cli.main([*output, "fixtures"]), capsys.readouterr()
+        assert warm == cold
+        assert cold[0] == 1
