@@ -1380,7 +1380,7 @@ class FunctionRun:
         position = model.CREATORS[name]
         device_node = _argument(node, "device", position)
         device_arg = kwargs.get("device")
-        if device_arg is None and position is not None and len(args) > position:
+        if device_arg is None and len(args) > position:
             device_arg = args[position]
         if device_node is None or is_constant_false(device_node):
             # No device (or device=None): NumPy(), or a fresh Capture() for a placeholder.
@@ -1454,7 +1454,7 @@ def _is_narrowable(node: cst.BaseExpression) -> bool:
     )
 
 
-def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
+def _argument(call: cst.Call, keyword: str, position: int) -> cst.BaseExpression | None:
     """The expression passed as ``keyword`` (or at ``position``) in ``call``."""
     positional = 0
     for arg in call.args:

@@ -22,7 +22,6 @@ __all__ = [
     "RUNTIME",
     "SAME_DEVICE_FUNCTIONS",
     "SAME_DEVICE_METHODS",
-    "TRANSPARENT_DECORATORS",
     "Model",
     "runtime_name",
 ]
@@ -42,16 +41,16 @@ DEVICE_STRINGS: dict[str, tuple[str, ...]] = {
     "autodiff:capture": ("autodiff", "capture"),
 }
 
-#: Tensor creation functions: the position of their ``device`` argument (None: keyword only).
+#: Tensor creation functions: the position of their ``device`` argument.
 #: Without a device they create on NumPy(), except ``placeholder`` (a fresh Capture()).
-CREATORS: dict[str, int | None] = {
+CREATORS: dict[str, int] = {
     "tensor": 1,
     "zeros": 1,
     "ones": 1,
     "full": 2,
     "rand": 2,
     "from_numpy": 1,
-    "arange": None,
+    "arange": 3,
     "placeholder": 1,
 }
 
@@ -84,16 +83,6 @@ SAME_DEVICE_FUNCTIONS = frozenset(
 NON_TENSOR_ATTRIBUTES = frozenset(
     {"shape", "dtype", "is_capture", "is_autodiff", "ndim", "size", "name", "node"}
 )
-
-#: Decorators that keep the decorated function's behaviour (calls go to the function itself).
-TRANSPARENT_DECORATORS = frozenset(
-    {
-        "functools.wraps", "functools.cache", "functools.lru_cache", "staticmethod",
-        "classmethod", "property", "functools.cached_property", "contextlib.contextmanager",
-        "typing.final", "typing.overload", "abc.abstractmethod",
-    }
-)  # fmt: skip
-
 
 def runtime_name(qualname: str) -> str | None:
     """The runtime API name ``qualname`` denotes (its last component), or None when it is not
