@@ -143,6 +143,16 @@ WORKLOADS = {
 # Sections.
 
 
+def helper_gain(program) -> str:  # type: ignore[no-untyped-def]
+    """Seconds alone / with helpers of the program's first chunked run, as its plan's policy
+    last timed them ("-": nothing chunked, or not timed both ways yet)."""
+    for plan in program.cache.get("fusion.plans", {}).values():
+        for timing in plan.helper_timings:
+            if len(timing) == 2:
+                return f"{timing[False] / timing[True]:.2f}x"
+    return "-"
+
+
 def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-def]
     """eager/replay and replay/floor for every workload, size and dtype; first-run times."""
     from dispatch_lint.runtime import fusion, fusion_threads
@@ -151,13 +161,13 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
     pool = fusion_threads.pool()
     print(
         f"Fused replay on Numba() (medians of interleaved rounds; up to {pool.helpers + 1}"
-        " threads when that measures faster; '1 thread' is the same plan unchunked)"
+        " threads when that times faster; '1 thread' is the same plan unchunked)"
     )
     header = f"{'program':<15}{'size':>9} {'dtype':<8}{'eager ms':>10}{'replay ms':>11}"
     print(
         header
         + f"{'1 thread ms':>12}{'floor ms':>10}{'eager/replay':>14}{'replay/floor':>14}"
-        + f"{'first run s':>13}"
+        + f"{'first run s':>13}{'helpers gain':>15}"
     )
     results = {}
     numba = dispatch.Numba()
@@ -195,6 +205,7 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
                     f"{times['replay'] * 1e3:>11.3f}{times['whole'] * 1e3:>12.3f}"
                     f"{times['floor'] * 1e3:>10.3f}"
                     f"{speedup:>13.2f}x{overhead:>13.2f}x{first:>13.3f}"
+                    f"{helper_gain(work.program):>15}"
                 )
     return results
 
@@ -329,14 +340,6 @@ def main(argv: list[str] | None = None) -> None:
         )
 
     replay = bench_replay(dispatch, sizes, dtypes, rounds)
-    from dispatch_lint.runtime import fusion_threads
-
-    policy = fusion_threads.pool().policy
-    ways = ", ".join(
-        f"{'with helpers' if way else 'alone'} {cost * 1e9:.3f}"
-        for way, (cost, _) in sorted(getattr(policy, "costs", {}).items())
-    )
-    print(f"(last measured ns per element-step of chunked runs: {ways or 'none'})")
     guard = bench_guards(dispatch, rounds)
     eager = bench_eager(dispatch, rounds * 2)
     mlp = bench_mlp_step(dispatch, rounds * 2)

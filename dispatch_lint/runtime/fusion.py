@@ -287,6 +287,14 @@ class ProgramPlan:
         )
 
     @property
+    def helper_timings(self) -> list[dict[bool, float]]:
+        """For each chunked run of steps: seconds per run with helpers (True) and without
+        (False), as its policy last timed them."""
+        return [
+            dict(s.policy.costs) for s in self.steps if isinstance(s, _ChunkedSteps)
+        ]
+
+    @property
     def chunked_steps(self) -> int:
         """How many steps run in chunks on every core."""
         return sum(len(s.steps) for s in self.steps if isinstance(s, _ChunkedSteps))
