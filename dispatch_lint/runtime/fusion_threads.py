@@ -93,9 +93,10 @@ class HelperPolicy:
     Each chunked run reports its seconds and whether helpers joined. Runs are taken in
     windows of ``window`` runs, all one way; a window's median updates that way's figure
     (averaged with the previous one, so one noisy window decides less). The next window
-    runs the faster way, except that the other way is timed again after ``explore_every``
-    windows without it, since the machine's load changes. One policy per workload (a plan's
-    chunked run of steps), so the two ways are timed on the same work.
+    runs the faster way, except that the slower way is timed again after ``explore_every``
+    windows without it, since the machine's load changes; each retry that loses again
+    doubles that wait (up to 16 times), as a retry of helpers on a busy machine can stall.
+    One policy per workload (a plan's chunked run of steps), so both ways time the same work.
     """
 
     # Windows of 3: a median that one outlier does not move, and only 6 runs to time both
@@ -108,7 +109,9 @@ class HelperPolicy:
         self._samples: list[float] = []
         #: way -> seconds per run (averaged over windows)
         self.costs: dict[bool, float] = {}
-        self._windows_since: dict[bool, int] = {True: 0, False: 0}
+        self._waited = 0  # windows since the slower way was last timed
+        self._wait = explore_every
+        self._retrying = False  # the current window retries the slower way
 
     def __call__(self) -> bool:
         """Whether helpers join the run starting now."""
@@ -130,13 +133,25 @@ class HelperPolicy:
         way, other = self.joining, not self.joining
         previous = self.costs.get(way)
         self.costs[way] = median if previous is None else (median + previous) / 2
-        self._windows_since[way] = 0
-        self._windows_since[other] += 1
-        if other not in self.costs or self._windows_since[other] > self.explore_every:
-            self.joining = other
-        else:
-            self.joining = min(self.costs, key=self.costs.__getitem__)
         self._samples = []
+        if other not in self.costs:
+            self.joining = other  # time both ways first
+            return
+        faster = min(self.costs, key=self.costs.__getitem__)
+        if self._retrying:
+            lost = faster != way
+            self._wait = (
+                min(self._wait * 2, self.explore_every * 16)
+                if lost
+                else self.explore_every
+            )
+            self._retrying, self._waited = False, 0
+        else:
+            self._waited += 1
+        if faster == way and self._waited >= self._wait:
+            self.joining, self._retrying = other, True
+        else:
+            self.joining = faster
 
 
 class ChunkPool:
