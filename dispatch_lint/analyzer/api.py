@@ -113,9 +113,9 @@ def check_paths(
     ``DISPATCH_LINT_TRIPS`` set, see :mod:`.trips`) confirm findings or add those only the
     run saw; ``status`` is told what the run is doing and on how many files
     (``("reading", 1200)``, then ``("checked", 310)`` files so far), for a progress
-    display. ``jobs`` is the number of worker
-    processes the analysis may use; with ``cache``, results are read from and written to
-    ``.dispatch_lint_cache/`` in the configuration's folder (see :mod:`.cache`).
+    display. ``jobs`` is the number of worker processes the analysis may use; with
+    ``cache``, results are read from and written to ``.dispatch_lint_cache/`` in the
+    configuration's folder (see :mod:`.cache`).
     """
     given = [os.fspath(p) for p in paths] or ["."]
     if config is None:
@@ -137,7 +137,10 @@ def check_paths(
         files.append(FileToCheck(found.path, source, found.module))
     if status is not None:
         status("checking", len(files))
-    checked = {os.path.realpath(f.location): f.path for f in discovery.files}
+    # Only trips name files by their real path; resolving thousands of paths costs.
+    checked = (
+        {os.path.realpath(f.location): f.path for f in discovery.files} if trips else {}
+    )
     results = None
     if cache and files:
         from dispatch_lint.analyzer.cache import ResultCache
