@@ -24,6 +24,7 @@ from dispatch_lint.analyzer.values import (
     Box,
     Closure,
     Cls,
+    Const,
     Dev,
     Inst,
     ProgramAtom,
@@ -217,6 +218,8 @@ class FunctionRun:
     # ------------------------------------------------------------------------ names
 
     def lookup(self, name: str, state: State, node: cst.CSTNode) -> Value:
+        if name in _CONSTANTS:
+            return Value.of(Const(_CONSTANTS[name]))
         if name in state.env and name not in self.declared_global:
             return self.fresh_closures(state.env[name], state)
         if name in self.captured:
@@ -224,8 +227,6 @@ class FunctionRun:
         value = self.program.global_value(self.file, name)
         if value is not None:
             return self.fresh_closures(value, state)
-        if name in ("True", "False", "None"):
-            return Value.of(UNKNOWN)
         return Value.of(Ref("builtins." + name))
 
     def fresh_closures(self, value: Value, state: State) -> Value:
@@ -638,11 +639,43 @@ class FunctionRun:
                       "used as a condition: `{code}`")
         true_state = self.narrow(test, state.copy(), True)
         false_state = self.narrow(test, state.copy(), False)
-        if is_constant_false(test):
-            true_state = None
-        if is_constant_true(test):
+        truth = self.truth(value)
+        if truth is False or is_constant_false(test):
+            true_state = None  # dead code: `if False:`, or a flag the caller passed
+        if truth is True or is_constant_true(test):
             false_state = None
         return true_state, false_state
+
+    def constants(self, value: Value) -> Value:
+        """``value`` with this context's constant arguments in place of its parameters."""
+        if not any(isinstance(a, Sym) for a in value):
+            return value
+        out = EMPTY
+        for atom, trace in value.items():
+            known = (
+                self.param_context.get(atom.param)
+                if isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj
+                else None
+            )
+            if known is not None and all(isinstance(a, (Const, Str)) for a in known):
+                out = out.join(known)
+            else:
+                out = out.join(Value.of(atom, trace))
+        return out
+
+    def truth(self, value: Value) -> bool | None:
+        """The truth of ``value`` when every atom agrees on it, else None."""
+        truths = set()
+        for atom in self.constants(value):
+            if isinstance(atom, Const):
+                truths.add(bool(atom.value))
+            elif isinstance(atom, Str):
+                truths.add(bool(atom.text))
+            elif isinstance(atom, (Dev, Cls, Ref, ProgramAtom)):
+                truths.add(True)
+            else:
+                return None
+        return truths.pop() if len(truths) == 1 else None
 
     def narrow(self, test: cst.BaseExpression, state: State, truth: bool) -> State:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -969,13 +1002,39 @@ class FunctionRun:
                 self.emit("read", (result,), "condition", node,
                           "used as a condition: `{code}`")
             right = self.eval(comp.comparator, state)
-            if isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+            known = self.compare_constants(left, right, comp.operator)
+            if known is not None:
+                result = result.join(Value.of(Const(known)))
+            elif isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
                 result = result.join(Value.of(UNKNOWN))
             else:
                 result = result.join(self.binop(left, right, node,
                                                  operator_symbol(comp.operator)))
             left = right
         return result or Value.of(UNKNOWN)
+
+    def compare_constants(self, left: Value, right: Value, operator: cst.CSTNode
+                          ) -> bool | None:
+        """``x is None``, ``mode == "export"`` and the like, when both sides are known."""
+        left, right = self.constants(left), self.constants(right)
+        if not left or not right:
+            return None
+        if isinstance(operator, (cst.Is, cst.IsNot)) and right == Value.of(Const(None)):
+            if all(a == Const(None) for a in left):
+                same = True
+            elif all(isinstance(a, (Dev, Ten, Str, Inst, Box, Tup, Ref, Cls, ProgramAtom))
+                     or (isinstance(a, Const) and a.value is not None) for a in left):
+                same = False
+            else:
+                return None
+            return same if isinstance(operator, cst.Is) else not same
+        if isinstance(operator, (cst.Equal, cst.NotEqual)):
+            values = [{_literal(a) for a in side} for side in (left, right)]
+            if any(None in side or len(side) != 1 for side in values):
+                return None
+            equal = values[0] == values[1]
+            return equal if isinstance(operator, cst.Equal) else not equal
+        return None
 
     def binop(self, left: Value, right: Value, node: cst.CSTNode, op: str) -> Value:
         """A tensor operation between two values: a ``binop`` event and the result tensor."""
@@ -1013,6 +1072,9 @@ class FunctionRun:
             return self.project_sym(b, b_trace, ("mix", a.dev))
         if isinstance(a, Sym) and isinstance(b, Ten):
             return self.project_sym(a, a_trace, ("mix", b.dev))
+        if isinstance(a, Sym) and isinstance(b, Sym) and a.owner == b.owner == self.owner:
+            # two parameters: the caller's arguments decide whether the operation works
+            return self.project_sym(a, a_trace, ("with", b))
         return Value.of(a, a_trace).join(Value.of(b, b_trace))
 
     # ------------------------------------------------------------------ calls
@@ -1445,6 +1507,18 @@ def is_callable_object(atom: object) -> bool:
     return isinstance(atom, (Inst, Cls, Closure)) or (
         isinstance(atom, Ref) and atom.key is not None and not isinstance(atom.key, tuple)
     )
+
+
+_CONSTANTS = {"True": True, "False": False, "None": None}
+
+
+def _literal(atom: object) -> object:
+    """The Python value of a constant atom (wrapped, so that None means unknown)."""
+    if isinstance(atom, Const):
+        return ("const", atom.value)
+    if isinstance(atom, Str):
+        return ("str", atom.text)
+    return None
 
 
 def _is_narrowable(node: cst.BaseExpression) -> bool:

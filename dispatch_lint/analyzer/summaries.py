@@ -26,6 +26,7 @@ from dispatch_lint.analyzer.values import (
     Box,
     Closure,
     Cls,
+    Const,
     Dev,
     Inst,
     Ref,
@@ -651,11 +652,13 @@ class Program:
         is made for them so that calls through parameters resolve (bounded per function)."""
         from dispatch_lint.analyzer.dataflow import is_callable_object
 
-        context = tuple(
-            (index, objects)
-            for index, value in sorted(bound.items())
-            if (objects := value.filter(is_callable_object))
-        )
+        context: tuple[object, ...] = ()
+        for index, value in sorted(bound.items()):
+            objects = value.filter(is_callable_object)
+            if objects:
+                context += ((index, objects),)
+            elif value and all(isinstance(a, (Const, Str)) for a in value):
+                context += ((index, value),)  # flags and names decide branches
         if not context:
             return ()
         seen = self.contexts.setdefault(info.key, set())
@@ -837,6 +840,13 @@ class Substitution:
         })
         run = self.run
         for proj in atom.proj:
+            if isinstance(proj, tuple) and proj[0] == "with":
+                partner = self.symbol(proj[1], None)
+                value = join_all(
+                    run.combine(a, a_trace, b, b_trace)
+                    for a, a_trace in value.items() for b, b_trace in partner.items()
+                ) if value and partner else value.join(partner)
+                continue
             value = project(run, value, proj, self.node)
         if atom.real:
             from dispatch_lint.analyzer.dataflow import narrow_not_capture

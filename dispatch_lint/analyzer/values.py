@@ -29,6 +29,7 @@ __all__ = [
     "Site",
     "Step",
     "Str",
+    "Const",
     "Sym",
     "Ten",
     "Trace",
@@ -135,6 +136,13 @@ class Str:
 
 
 @dataclass(frozen=True)
+class Const:
+    """``True``, ``False``, ``None`` or a small integer: flags that decide branches."""
+
+    value: object
+
+
+@dataclass(frozen=True)
 class Ref:
     """A named thing the analysis resolves calls through: ``qualname`` of a runtime API,
     a module, or a function/class of the checked tree (then ``key`` identifies its node)."""
@@ -200,7 +208,7 @@ class Unknown:
 
 UNKNOWN = Unknown()
 
-Atom = Union[Dev, Ten, Sym, Str, Ref, Inst, Cls, Closure, Tup, Box, ProgramAtom, Unknown]
+Atom = Union[Dev, Ten, Sym, Str, Const, Ref, Inst, Cls, Closure, Tup, Box, ProgramAtom, Unknown]
 
 
 # ------------------------------------------------------------------------------------- traces
