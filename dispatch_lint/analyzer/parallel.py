@@ -14,14 +14,11 @@ group has to be analysed, so a run answered by the cache never loads them.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import posixpath
 import re
 import sys
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -330,12 +327,11 @@ def run_groups(
     tasks = _tasks(groups, jobs)
     results: list[GroupResult | None] = [None] * len(groups)
     pending = sum(groups[i].size for task in tasks for i in task)
-    parallel = (
-        jobs > 1
-        and len(tasks) > 1
-        and pending >= MIN_PARALLEL_BYTES
-        and "fork" in multiprocessing.get_all_start_methods()
-    )
+    parallel = jobs > 1 and len(tasks) > 1 and pending >= MIN_PARALLEL_BYTES
+    if parallel:
+        import multiprocessing  # Only now: small runs do not pay for importing it.
+
+        parallel = "fork" in multiprocessing.get_all_start_methods()
     for task, found, lasting in _execute(
         tasks, groups, settings, jobs if parallel else 1
     ):
@@ -381,6 +377,10 @@ def _in_pool(
 ) -> Generator[tuple[list[int], list[GroupResult], bool], None, list[list[int]]]:
     """Run ``tasks`` in a pool of forked workers (which inherit the files: no pickling of
     sources); return the tasks lost to a worker that died."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     unfinished: list[list[int]] = []
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:

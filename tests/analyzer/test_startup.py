@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("libcst", "numpy", "numba")
+#: What a small run has no use for: the parser, the array libraries, the worker pool.
+HEAVY = ("libcst", "numpy", "numba", "multiprocessing", "concurrent")
 
 PROBE = f"""\
 import sys
