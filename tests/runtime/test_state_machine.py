@@ -273,16 +273,23 @@ class RuntimeMachine(RuleBasedStateMachine):
         return array
 
     @contextmanager
-    def raises(self, rule_id: str, births: frozenset[int] | None = frozenset()) -> Iterator[None]:
-        """The block must raise the runtime error of ``rule_id``; ``births`` are the lines the
-        origin may point at (empty: no origin, the value involved is not a capture tensor;
-        None: not checked, for device errors, guard errors and mode "off")."""
+    def raises(
+        self,
+        rule_id: str,
+        births: frozenset[int] | None = frozenset(),
+        error_class: type[errors.DispatchError] | None = None,
+    ) -> Iterator[None]:
+        """The block must raise the runtime error of ``rule_id`` (or ``error_class``, a
+        subclass); ``births`` are the lines the origin may point at (empty: no origin, the
+        value involved is not a capture tensor; None: not checked, for device errors, guard
+        errors in training blocks and mode "off")."""
         spec = catalog.rule(rule_id)
-        expected_class = getattr(errors, spec.runtime_error)
+        expected_class = error_class or getattr(errors, spec.runtime_error)
+        assert issubclass(expected_class, getattr(errors, spec.runtime_error))
         with pytest.raises(errors.DispatchError) as caught:
             yield
         error = caught.value
-        assert isinstance(error, expected_class), f"want {spec.runtime_error}, got {error!r}"
+        assert isinstance(error, expected_class), f"want {expected_class.__name__}, got {error!r}"
         assert isinstance(error, RuntimeError)
         assert (error.rule, error.rule_name) == (spec.id, spec.name)
         message = str(error)
@@ -850,7 +857,7 @@ class RuntimeMachine(RuleBasedStateMachine):
             "dict": lambda: consume({"w": t.tensor}),
         }
         if t.model.device.is_capture:
-            with self.raises("DL001", None):
+            with self.raises("DL001", t.model.births, errors.CaptureGuardError):
                 calls[how]()
             return
         result = calls[how]()
@@ -861,14 +868,14 @@ class RuntimeMachine(RuleBasedStateMachine):
     def training_block(self, a: Entry, b: Entry, create: bool) -> None:
         """Inside ``guards.training()`` a capture tensor may not be created or used."""
         if create:
-            with self.raises("DL001", None), guards.training():
+            with self.raises("DL001", None, errors.CaptureGuardError), guards.training():
                 dispatch.placeholder((2,), name="inside_training")
             return
         joined = join(a.model.device, b.model.device)
         if joined is None or np.dtype(bool) in (np.dtype(a.tensor.dtype), np.dtype(b.tensor.dtype)):
             return
         if joined.is_capture:
-            with self.raises("DL001", None), guards.training():
+            with self.raises("DL001", None, errors.CaptureGuardError), guards.training():
                 a.tensor + b.tensor
             return
         with guards.training():
