@@ -38,8 +38,9 @@ __all__ = [
     "run_groups",
 ]
 
-#: Below this much source in groups to analyse, a pool costs more than it saves.
-MIN_PARALLEL_BYTES = 256 * 1024
+#: Below this much work (in ``Group.cost`` units: about a third of a second, 2 MB of plain
+#: code or 100 kB of dispatch code), starting worker processes costs more than they save.
+MIN_PARALLEL_COST = 2_000_000
 #: The engine's module: whether it is loaded decides who checks the syntax of plain files.
 _ENGINE = "dispatch_lint.analyzer.engine"
 #: Work is cut into about this many tasks per worker (see ``_tasks``).
@@ -326,8 +327,8 @@ def run_groups(
     """
     tasks = _tasks(groups, jobs)
     results: list[GroupResult | None] = [None] * len(groups)
-    pending = sum(groups[i].size for task in tasks for i in task)
-    parallel = jobs > 1 and len(tasks) > 1 and pending >= MIN_PARALLEL_BYTES
+    pending = sum(group.cost for group in groups)
+    parallel = jobs > 1 and len(tasks) > 1 and pending >= MIN_PARALLEL_COST
     if parallel:
         import multiprocessing  # Only now: small runs do not pay for importing it.
 

@@ -23,7 +23,7 @@ _real_analyze = engine.analyze
 @pytest.fixture
 def pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small test projects use the worker pool too (normally only large runs do)."""
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_COST", 0)
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
