@@ -138,7 +138,11 @@ class ResultCache:
     def _load(self) -> dict[str, dict[str, Any]]:
         try:
             document = json.loads((self.folder / _RESULTS).read_bytes())
-        except (OSError, ValueError):  # missing, unreadable, truncated, not JSON
+        except (
+            OSError,
+            ValueError,
+            RecursionError,
+        ):  # missing, unreadable, truncated, not JSON
             return {}
         if not (
             isinstance(document, dict)

@@ -109,8 +109,9 @@ def test_the_model_in_the_configuration_is_part_of_the_key(
         b'{"format": 1, "stamp": "another version", "entries": {}}',
         b"[1, 2, 3]",
         b"\xff\xfe\x00garbage",
+        b"[" * 100_000,
     ],
-    ids=["empty", "corrupt", "foreign", "wrong-shape", "binary"],
+    ids=["empty", "corrupt", "foreign", "wrong-shape", "binary", "deep"],
 )
 def test_a_damaged_cache_is_ignored_and_rebuilt(
     project: Path, capsys: pytest.CaptureFixture[str], damage: bytes
