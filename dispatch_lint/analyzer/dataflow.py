@@ -1072,7 +1072,8 @@ class FunctionRun:
             return self.project_sym(b, b_trace, ("mix", a.dev))
         if isinstance(a, Sym) and isinstance(b, Ten):
             return self.project_sym(a, a_trace, ("mix", b.dev))
-        if isinstance(a, Sym) and isinstance(b, Sym) and a.owner == b.owner == self.owner:
+        if (isinstance(a, Sym) and isinstance(b, Sym) and a.owner == b.owner == self.owner
+                and a != b and not _has_pairing(a) and not _has_pairing(b)):
             # two parameters: the caller's arguments decide whether the operation works
             return self.project_sym(a, a_trace, ("with", b))
         return Value.of(a, a_trace).join(Value.of(b, b_trace))
@@ -1510,6 +1511,11 @@ def is_callable_object(atom: object) -> bool:
 
 
 _CONSTANTS = {"True": True, "False": False, "None": None}
+
+
+def _has_pairing(atom: Sym) -> bool:
+    """Whether ``atom`` already pairs two parameters (pairs of pairs would never end)."""
+    return any(isinstance(p, tuple) and p[0] == "with" for p in atom.proj)
 
 
 def _literal(atom: object) -> object:
