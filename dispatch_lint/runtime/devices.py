@@ -70,48 +70,40 @@ class Device:
         return self
 
 
-class NumPy(Device):
-    """The default device: tensors are NumPy arrays, ops run NumPy kernels."""
+class _RealDevice(Device):
+    """A plain real device with one instance per class: the eager hot path compares devices
+    with ``is``, and every ``NumPy()`` must be that one instance."""
 
-    kind = "numpy"
-    _instance: NumPy | None = None
+    _instance: _RealDevice | None = None
 
-    def __new__(cls) -> NumPy:
-        # One instance: the eager hot path compares devices with ``is``.
-        if cls._instance is None:
+    def __new__(cls) -> Any:
+        instance = cls.__dict__.get("_instance")
+        if instance is None:
             instance = super().__new__(cls)
             instance._kernels = instance._compute = kernels_for(instance)
             cls._instance = instance
-        return cls._instance
+        return instance
 
     def __repr__(self) -> str:
-        return "NumPy()"
+        return f"{type(self).__name__}()"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (NumPy, ())
+        return (type(self), ())
 
 
-class Numba(Device):
+class NumPy(_RealDevice):
+    """The default device: tensors are NumPy arrays, ops run NumPy kernels."""
+
+    kind = "numpy"
+
+
+class Numba(_RealDevice):
     """A real device whose kernels are compiled with Numba (NumPy kernels if Numba is missing).
 
     A device of its own, so that mixing it with ``NumPy()`` tensors is DL008.
     """
 
     kind = "numba"
-    _instance: Numba | None = None
-
-    def __new__(cls) -> Numba:
-        if cls._instance is None:
-            instance = super().__new__(cls)
-            instance._kernels = instance._compute = kernels_for(instance)
-            cls._instance = instance
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "Numba()"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Numba, ())
 
 
 _capture_ids = itertools.count(1)

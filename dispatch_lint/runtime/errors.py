@@ -82,6 +82,12 @@ class DispatchError(RuntimeError):
     rule: str = ""
     rule_name: str = ""
 
+    def __init_subclass__(cls, rule: str | None = None, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if rule is not None:
+            cls.rule = rule
+            cls.rule_name = catalog_rule(rule).name
+
     def __init__(self, what: str, origin: Origin | None = None) -> None:
         self.origin = origin
         self.what = what
@@ -117,63 +123,39 @@ def _restore(
     return error
 
 
-class CaptureAutodiffError(DispatchError):
+class CaptureAutodiffError(DispatchError, rule="DL001"):
     """DL001: an autodiff call (backward, require_grad, grad, inner) on a capture tensor."""
 
-    rule = "DL001"
-    rule_name = catalog_rule("DL001").name
 
-
-class CaptureTransferError(DispatchError):
+class CaptureTransferError(DispatchError, rule="DL002"):
     """DL002: a capture tensor moved off its own capture device."""
 
-    rule = "DL002"
-    rule_name = catalog_rule("DL002").name
 
-
-class CaptureDataError(DispatchError):
+class CaptureDataError(DispatchError, rule="DL003"):
     """DL003: a capture tensor's data was read (it has none)."""
 
-    rule = "DL003"
-    rule_name = catalog_rule("DL003").name
 
-
-class CaptureAutodiffWarning(DispatchError, UserWarning):
+class CaptureAutodiffWarning(DispatchError, UserWarning, rule="DL004"):
     """DL004: an Autodiff device built over a capture device.
 
     Warned in guard mode ``raise``; raised in mode ``strict``.
     """
 
-    rule = "DL004"
-    rule_name = catalog_rule("DL004").name
 
-
-class NestedAutodiffError(DispatchError):
+class NestedAutodiffError(DispatchError, rule="DL005"):
     """DL005: Autodiff wrapping an autodiff device."""
 
-    rule = "DL005"
-    rule_name = catalog_rule("DL005").name
 
-
-class RequiresAutodiffError(DispatchError):
+class RequiresAutodiffError(DispatchError, rule="DL006"):
     """DL006: an autodiff call on a tensor on a plain (NumPy or Numba) device."""
 
-    rule = "DL006"
-    rule_name = catalog_rule("DL006").name
 
-
-class AutodiffTransferError(DispatchError):
+class AutodiffTransferError(DispatchError, rule="DL007"):
     """DL007: ``.to_device()`` between an autodiff and a non-autodiff device."""
 
-    rule = "DL007"
-    rule_name = catalog_rule("DL007").name
 
-
-class DeviceMismatchError(DispatchError):
+class DeviceMismatchError(DispatchError, rule="DL008"):
     """DL008: a binary operation on tensors that live on different devices."""
-
-    rule = "DL008"
-    rule_name = catalog_rule("DL008").name
 
 
 class CaptureGuardError(CaptureAutodiffError):
