@@ -2,58 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 import dispatch_lint
-from dispatch_lint.analyzer import engine
 from dispatch_lint.analyzer.api import check_paths
 from dispatch_lint.analyzer.config import Config, ConfigError
-from dispatch_lint.analyzer.diagnostics import Diagnostic, Report, TraceStep
-
-_real_analyze = engine.analyze
-
-
-def _sink_finder(
-    files: Sequence[engine.SourceFile], settings: object = None
-) -> engine.AnalysisResult:
-    """A stand-in engine for front-end tests: DL001 on every line calling ``.backward()``,
-    ``BOOM`` in a file makes it fail, and syntax errors come from the real engine."""
-    if any(b"BOOM" in f.source for f in files):
-        raise RecursionError("maximum recursion depth exceeded")
-    found = list(_real_analyze(files, None).diagnostics)
-    for file in files:
-        for number, line in enumerate(
-            file.source.decode("utf-8", "replace").splitlines(), 1
-        ):
-            column = line.find(".backward()")
-            if column >= 0:
-                found.append(
-                    Diagnostic(
-                        file.path,
-                        number,
-                        column + 1,
-                        "DL001",
-                        "capture-backward",
-                        "error",
-                        "Capture tensors do not support autodiff",
-                        number,
-                        column + 12,
-                        (
-                            TraceStep(
-                                file.path, number, column + 1, "reaches .backward()"
-                            ),
-                        ),
-                    )
-                )
-    return engine.AnalysisResult(tuple(sorted(found)))
-
-
-@pytest.fixture
-def sink_finder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "analyze", _sink_finder)
+from dispatch_lint.analyzer.diagnostics import Report
 
 
 def test_lint_source_reports_syntax_errors_with_cpython_reason() -> None:

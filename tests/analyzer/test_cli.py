@@ -6,15 +6,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from dispatch_lint import __version__
-from dispatch_lint.analyzer import cli, engine
-from dispatch_lint.analyzer.diagnostics import Diagnostic, TraceStep
+from dispatch_lint.analyzer import cli
 from dispatch_lint.catalog import RULES
 
 SARIF_SCHEMA = json.loads(
@@ -22,50 +20,6 @@ SARIF_SCHEMA = json.loads(
         encoding="utf-8"
     )
 )
-_real_analyze = engine.analyze
-
-
-def _sink_finder(
-    files: Sequence[engine.SourceFile], settings: object = None
-) -> engine.AnalysisResult:
-    """A stand-in engine for front-end stories: DL001 (with a two-step trace) on every line
-    calling ``.backward()``; syntax errors come from the real engine."""
-    found = list(_real_analyze(files, None).diagnostics)
-    for file in files:
-        for number, line in enumerate(
-            file.source.decode("utf-8", "replace").splitlines(), 1
-        ):
-            column = line.find(".backward()")
-            if column >= 0:
-                found.append(
-                    Diagnostic(
-                        file.path,
-                        number,
-                        column + 1,
-                        "DL001",
-                        "capture-backward",
-                        "error",
-                        "Capture tensors do not support autodiff",
-                        number,
-                        column + 12,
-                        (
-                            TraceStep(
-                                file.path, 1, 1, "a capture tensor is created here"
-                            ),
-                            TraceStep(
-                                file.path, number, column + 1, "it reaches .backward()"
-                            ),
-                        ),
-                    )
-                )
-    return engine.AnalysisResult(tuple(sorted(found)))
-
-
-@pytest.fixture
-def sink_finder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "analyze", _sink_finder)
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder with one clean file and one that does not parse; the current folder."""

@@ -3,51 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from dispatch_lint.analyzer import cli, engine
-from dispatch_lint.analyzer.diagnostics import Diagnostic, TraceStep
+from dispatch_lint.analyzer import cli
 from dispatch_lint.analyzer.trips import CONFIRMED, RUNTIME_ONLY
-
-_real_analyze = engine.analyze
-
-
-def _sink_finder(
-    files: Sequence[engine.SourceFile], settings: object = None
-) -> engine.AnalysisResult:
-    """A stand-in engine: DL001 on every line calling ``.backward()`` and nothing else."""
-    found = list(_real_analyze(files, None).diagnostics)
-    for file in files:
-        for number, line in enumerate(file.source.decode().splitlines(), 1):
-            column = line.find(".backward()")
-            if column >= 0:
-                found.append(
-                    Diagnostic(
-                        file.path,
-                        number,
-                        column + 1,
-                        "DL001",
-                        "capture-backward",
-                        "error",
-                        "Capture tensors do not support autodiff",
-                        number,
-                        column + 12,
-                        (
-                            TraceStep(
-                                file.path, number, column + 1, "reaches .backward()"
-                            ),
-                        ),
-                    )
-                )
-    return engine.AnalysisResult(tuple(sorted(found)))
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(engine, "analyze", _sink_finder)
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sink_finder: None) -> Path:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "train.py").write_text(
         "x = make()\nx.backward()\ny = helper(x)\ny.numpy()\n"
@@ -99,7 +64,7 @@ def test_confirmed_and_runtime_only_findings(
         for d in document["diagnostics"]
     ]
     assert found == [
-        ("train.py", 2, "DL001", ["reaches .backward()", CONFIRMED]),
+        ("train.py", 2, "DL001", ["a capture tensor is created here", "it reaches .backward()", CONFIRMED]),
         (
             "train.py",
             4,
@@ -140,7 +105,7 @@ def test_text_shows_the_evidence(
     )
     assert cli.main(["--trips", str(trips)]) == 1
     out = capsys.readouterr().out
-    assert f"  2. train.py:2:2: {CONFIRMED}" in out
+    assert f"  3. train.py:2:2: {CONFIRMED}" in out
 
 
 def test_trips_of_ignored_rules_are_left_out(
