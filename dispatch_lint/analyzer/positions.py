@@ -1,18 +1,29 @@
-"""Line and column positions of libcst nodes, computed only for files that need them.
+"""Line and column positions of libcst nodes, computed only where a diagnostic needs them.
 
 Resolving positions for every file (libcst's ``PositionProvider`` through a
 ``MetadataWrapper``) costs a deep copy plus a code-generation pass per file. The analysis
-does not need positions at all; only files that end up holding a finding or a trace step do,
-so the engine asks for them there, once per file, with one code-generation pass over the
-tree as parsed (no copy).
+does not need positions at all; only the few nodes a diagnostic or a trace step points at do.
+
+:class:`AnchorPositions` positions such a node through its *anchor*: the statement the
+analysis was running when it met the node. CPython's ``ast`` (a tenth of a libcst parse)
+knows where every statement and header expression starts, so only the anchor's own piece of
+code is generated with position recording, then shifted to where ``ast`` says it sits.
+Anything that does not fit (statement lists of the two parsers that do not pair up, a node
+outside its anchor, a shift that does not check out) falls back to one position-recording
+code generation of the whole module, so an anchor can make positions cheaper, never wrong.
 """
 
 from __future__ import annotations
 
-import libcst as cst
-from libcst.metadata import CodeRange
+import ast
+import re
+import warnings
+from collections.abc import Iterator, Sequence
 
-__all__ = ["node_positions"]
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange
+
+__all__ = ["AnchorPositions", "node_positions", "statement_pairs"]
 
 
 class _Recorder:
@@ -24,24 +35,329 @@ class _Recorder:
         self._computed: dict[cst.CSTNode, CodeRange] = {}
 
 
-def node_positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
-    """Syntactic start/end of every node of ``module`` (lines 1-based, columns 0-based)."""
-    try:
-        from libcst.metadata.position_provider import PositionProvidingCodegenState
-    except ImportError:  # pragma: no cover - a libcst without the internal state class
-        return _positions_through_wrapper(module)
+def _record(module: cst.Module, node: cst.CSTNode, indent: str = ""
+            ) -> dict[cst.CSTNode, CodeRange]:
+    """Positions of ``node`` and everything inside it, as if its code started at line 1, col 0.
+
+    ``indent`` is the indentation of the block holding ``node``: libcst writes it again at
+    the start of continuation lines that it marks as indented."""
+    from libcst.metadata.position_provider import PositionProvidingCodegenState
+
     recorder = _Recorder()
     state = PositionProvidingCodegenState(
         default_indent=module.default_indent,
         default_newline=module.default_newline,
         provider=recorder,  # type: ignore[arg-type]
     )
-    module._codegen(state)
+    if indent:
+        state.indent_tokens.append(indent)
+    node._codegen(state)
     return recorder._computed
 
 
-def _positions_through_wrapper(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
-    from libcst.metadata import MetadataWrapper, PositionProvider
+def node_positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+    """Syntactic start/end of every node of ``module`` (lines 1-based, columns 0-based)."""
+    return _record(module, module)
 
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    return dict(wrapper.resolve(PositionProvider))
+
+# ----------------------------------------------------------------------- statement pairing
+
+
+def _cst_statements(body: Sequence[cst.CSTNode], out: list[cst.CSTNode]) -> None:
+    """Small and compound statements of ``body`` in pre-order, in the order ``ast`` has them."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out.extend(stmt.body)
+            continue
+        out.append(stmt)
+        if isinstance(stmt, cst.If):
+            _cst_suite(stmt.body, out)
+            if isinstance(stmt.orelse, cst.If):  # elif: a nested If in both parsers
+                _cst_statements((stmt.orelse,), out)
+            elif stmt.orelse is not None:
+                _cst_suite(stmt.orelse.body, out)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            _cst_suite(stmt.body, out)
+            if stmt.orelse is not None:
+                _cst_suite(stmt.orelse.body, out)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            _cst_suite(stmt.body, out)
+            for handler in stmt.handlers:
+                _cst_suite(handler.body, out)
+            if stmt.orelse is not None:
+                _cst_suite(stmt.orelse.body, out)
+            if stmt.finalbody is not None:
+                _cst_suite(stmt.finalbody.body, out)
+        elif isinstance(stmt, cst.Match):
+            for case in stmt.cases:
+                _cst_suite(case.body, out)
+        elif isinstance(stmt, (cst.With, cst.FunctionDef, cst.ClassDef)):
+            _cst_suite(stmt.body, out)
+
+
+def _cst_suite(suite: cst.BaseSuite, out: list[cst.CSTNode]) -> None:
+    if isinstance(suite, cst.IndentedBlock):
+        _cst_statements(suite.body, out)
+    else:  # `if x: a; b` keeps its small statements on the header's line
+        out.extend(suite.body)  # type: ignore[attr-defined]
+
+
+def _ast_statements(body: Sequence[ast.stmt], out: list[ast.stmt]) -> None:
+    for stmt in body:
+        out.append(stmt)
+        if isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                _ast_statements(case.body, out)
+            continue
+        _ast_statements(getattr(stmt, "body", ()), out)
+        for handler in getattr(stmt, "handlers", ()):
+            _ast_statements(handler.body, out)
+        _ast_statements(getattr(stmt, "orelse", ()), out)
+        _ast_statements(getattr(stmt, "finalbody", ()), out)
+
+
+def _kind(name: str) -> str:
+    """An ``ast`` statement class name spelled as libcst spells it."""
+    # libcst marks `async def/for/with` with a field, ast with its own classes.
+    name = name[5:] if name.startswith("Async") else name
+    return "Del" if name == "Delete" else name
+
+
+def statement_pairs(module: cst.Module, tree: ast.Module) -> dict[cst.CSTNode, ast.stmt] | None:
+    """Each libcst statement of ``module`` with its ``ast`` twin from ``tree``.
+
+    None when the two statement lists differ in length or in kind anywhere: then no pairing
+    can be trusted."""
+    ours: list[cst.CSTNode] = []
+    _cst_statements(module.body, ours)
+    theirs: list[ast.stmt] = []
+    _ast_statements(tree.body, theirs)
+    if len(ours) != len(theirs):
+        return None
+    for mine, twin in zip(ours, theirs):
+        if type(mine).__name__ != _kind(type(twin).__name__):
+            return None
+    return dict(zip(ours, theirs))
+
+
+# ------------------------------------------------------------------------ anchor pieces
+
+#: a piece of an anchor whose code is generated alone, the ``ast`` node that says where it
+#: starts, and the name it must carry (for pieces paired by position in a list)
+_Piece = tuple[cst.CSTNode, ast.AST, str | None]
+
+
+def _header_pieces(stmt: cst.CSTNode, twin: ast.stmt,
+                   pairs: dict[cst.CSTNode, ast.stmt]) -> Iterator[_Piece]:
+    """The expressions of a compound statement's header (not its body), with their twins."""
+    if isinstance(stmt, cst.If):
+        yield stmt.test, twin.test, None  # type: ignore[attr-defined]
+        # The analysis may run an elif chain as part of the first `if`.
+        while isinstance(stmt.orelse, cst.If):
+            stmt = stmt.orelse
+            yield stmt.test, pairs[stmt].test, None  # type: ignore[attr-defined]
+    elif isinstance(stmt, cst.While):
+        yield stmt.test, twin.test, None  # type: ignore[attr-defined]
+    elif isinstance(stmt, cst.For):
+        yield stmt.target, twin.target, None  # type: ignore[attr-defined]
+        yield stmt.iter, twin.iter, None  # type: ignore[attr-defined]
+    elif isinstance(stmt, cst.With):
+        items = twin.items  # type: ignore[attr-defined]
+        if len(items) == len(stmt.items):
+            for item, ast_item in zip(stmt.items, items):
+                yield item.item, ast_item.context_expr, None
+                if item.asname is not None and ast_item.optional_vars is not None:
+                    yield item.asname.name, ast_item.optional_vars, None
+    elif isinstance(stmt, cst.Match):
+        yield stmt.subject, twin.subject, None  # type: ignore[attr-defined]
+        for case, ast_case in zip(stmt.cases, twin.cases):  # type: ignore[attr-defined]
+            if case.guard is not None and ast_case.guard is not None:
+                yield case.guard, ast_case.guard, None
+    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+        for handler, ast_handler in zip(stmt.handlers, twin.handlers):  # type: ignore[attr-defined]
+            if handler.type is not None and ast_handler.type is not None:
+                yield handler.type, ast_handler.type, None
+    elif isinstance(stmt, cst.FunctionDef):
+        yield from _decorator_pieces(stmt.decorators, twin)
+        yield from _parameter_pieces(stmt.params, twin.args)  # type: ignore[attr-defined]
+        if stmt.returns is not None and twin.returns is not None:  # type: ignore[attr-defined]
+            yield stmt.returns.annotation, twin.returns, None  # type: ignore[attr-defined]
+    elif isinstance(stmt, cst.ClassDef):
+        yield from _decorator_pieces(stmt.decorators, twin)
+        bases, keywords = twin.bases, twin.keywords  # type: ignore[attr-defined]
+        if len(stmt.bases) == len(bases) and len(stmt.keywords) == len(keywords):
+            for arg, base in zip(stmt.bases, bases):
+                yield arg.value, (base.value if isinstance(base, ast.Starred) else base), None
+            for arg, keyword in zip(stmt.keywords, keywords):
+                yield arg.value, keyword.value, None
+
+
+def _decorator_pieces(decorators: Sequence[cst.Decorator], twin: ast.stmt) -> Iterator[_Piece]:
+    ast_decorators = twin.decorator_list  # type: ignore[attr-defined]
+    if len(decorators) == len(ast_decorators):
+        for decorator, ast_decorator in zip(decorators, ast_decorators):
+            yield decorator.decorator, ast_decorator, None
+
+
+def _parameter_pieces(params: cst.Parameters, args: ast.arguments) -> Iterator[_Piece]:
+    """Each parameter's name, annotation and default, paired with ``ast.arguments``."""
+    ours: list[cst.Param] = [*params.posonly_params, *params.params]
+    theirs: list[ast.arg] = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(theirs) - len(args.defaults))
+    defaults += args.defaults
+    if isinstance(params.star_arg, cst.Param) and args.vararg is not None:
+        ours.append(params.star_arg)
+        theirs.append(args.vararg)
+        defaults.append(None)
+    ours += params.kwonly_params
+    theirs += args.kwonlyargs
+    defaults += args.kw_defaults
+    if params.star_kwarg is not None and args.kwarg is not None:
+        ours.append(params.star_kwarg)
+        theirs.append(args.kwarg)
+        defaults.append(None)
+    if len(ours) != len(theirs) or len(theirs) != len(defaults):
+        return
+    for param, arg, default in zip(ours, theirs, defaults):
+        yield param.name, arg, arg.arg
+        if param.annotation is not None and arg.annotation is not None:
+            yield param.annotation.annotation, arg.annotation, None
+        if param.default is not None and default is not None:
+            yield param.default, default, None
+
+
+# ------------------------------------------------------------------------------ lookup
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class AnchorPositions:
+    """Positions of the nodes of one module, found through anchors when possible.
+
+    ``source`` is the module's text (bytes as read, or str); ``tree`` its ``ast`` when the
+    caller already has one. Everything is computed on first use and kept."""
+
+    def __init__(self, module: cst.Module, source: bytes | str,
+                 tree: ast.Module | None = None) -> None:
+        self.module = module
+        self._source = source
+        self._tree = tree
+        self._pairs: dict[cst.CSTNode, ast.stmt] | None = None
+        self._paired = False
+        self._lines: list[str] | None = None
+        self._anchors: dict[cst.CSTNode, dict[cst.CSTNode, CodeRange]] = {}
+        self._whole: dict[cst.CSTNode, CodeRange] | None = None
+
+    def position(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None
+                 ) -> CodeRange | None:
+        """Where ``node`` is (lines 1-based, columns 0-based), None if it is not in the module.
+
+        ``anchor`` is the statement whose code holds ``node``; without one, or when the node
+        is not inside it, the whole module's positions answer."""
+        if anchor is not None:
+            found = self.anchor_positions(anchor).get(node)
+            if found is not None:
+                return found
+        if self._whole is None:
+            self._whole = node_positions(self.module)
+        return self._whole.get(node)
+
+    def anchor_positions(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, CodeRange]:
+        """Positions of the nodes inside ``anchor`` that could be placed through ``ast``."""
+        known = self._anchors.get(anchor)
+        if known is None:
+            known = self._anchors[anchor] = self._place(anchor)
+        return known
+
+    def _place(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, CodeRange]:
+        pairs = self._pairing()
+        twin = pairs.get(anchor) if pairs is not None else None
+        if twin is None or pairs is None:
+            return {}
+        if isinstance(anchor, cst.BaseSmallStatement):
+            pieces: Iterator[_Piece] = iter(((anchor, twin, None),))
+        else:
+            pieces = _header_pieces(anchor, twin, pairs)
+        lines = self._text_lines()
+        indent = ""
+        if twin.lineno <= len(lines):
+            line = lines[twin.lineno - 1]
+            indent = line[: len(line) - len(line.lstrip(" \t\f"))]
+        placed: dict[cst.CSTNode, CodeRange] = {}
+        for piece, where, name in pieces:
+            if name is not None and getattr(piece, "value", None) != name:
+                continue
+            placed.update(self._shifted(piece, where, indent))
+        return placed
+
+    def _shifted(self, piece: cst.CSTNode, where: ast.AST, indent: str
+                 ) -> dict[cst.CSTNode, CodeRange]:
+        """The piece's positions moved to where ``ast`` says it starts; {} if that fails."""
+        relative = _record(self.module, piece, indent)
+        own = first = last = relative.get(piece)
+        lpar, rpar = getattr(piece, "lpar", None), getattr(piece, "rpar", None)
+        if lpar and rpar and isinstance(where, (ast.Tuple, ast.GeneratorExp)):
+            # CPython counts a tuple's (or generator's) own parentheses as part of it.
+            first, last = relative.get(lpar[-1]), relative.get(rpar[0])
+        line = getattr(where, "lineno", None)
+        if own is None or first is None or last is None or line is None:
+            return {}
+        column = self._column(line, where.col_offset)  # type: ignore[attr-defined]
+        start = first.start
+        line_shift = line - start.line
+        if start.line == 1:
+            column_shift = column - start.column
+        elif column == start.column:
+            # The piece starts on a continuation line, whose indentation libcst keeps as is.
+            column_shift = 0
+        else:
+            return {}
+        end_line = getattr(where, "end_lineno", None)
+        if end_line is not None and end_line != last.end.line + line_shift:
+            return {}  # the twins do not end on the same line: not the same code
+
+        def moved(at: CodePosition) -> CodePosition:
+            extra = column_shift if at.line == 1 else 0
+            return CodePosition(at.line + line_shift, at.column + extra)
+
+        # Nodes before the piece's own line (its parentheses, their whitespace) cannot be
+        # placed: nothing says at which column the first line started.
+        return {node: CodeRange(moved(r.start), moved(r.end))
+                for node, r in relative.items() if r.start.line >= start.line}
+
+    def _pairing(self) -> dict[cst.CSTNode, ast.stmt] | None:
+        if not self._paired:
+            self._paired = True
+            tree = self._tree
+            if tree is None:
+                tree = self._tree = self._parse()
+            if tree is not None:
+                self._pairs = statement_pairs(self.module, tree)
+        return self._pairs
+
+    def _parse(self) -> ast.Module | None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # invalid escape sequences and the like
+                return ast.parse(self._source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    def _text_lines(self) -> list[str]:
+        lines = self._lines
+        if lines is None:
+            text = self._source
+            if isinstance(text, bytes):
+                text = text.decode(self.module.encoding, errors="replace")
+            lines = self._lines = _LINE_BREAK.split(text)
+        return lines
+
+    def _column(self, line: int, byte_offset: int) -> int:
+        """``ast`` counts columns in UTF-8 bytes, libcst in characters."""
+        lines = self._text_lines()
+        if line > len(lines):
+            return byte_offset
+        text_line = lines[line - 1]
+        if text_line.isascii():
+            return byte_offset
+        return len(text_line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
