@@ -1,0 +1,200 @@
+"""Positions through anchors are exactly the positions of a whole-module code generation.
+
+The reference everywhere is ``node_positions`` (libcst's position-recording code generation
+over the whole module, what the diagnostics used before anchors): every node an anchor can
+place must sit where the reference puts it, and whatever an anchor cannot place must still
+get the reference's answer.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import hypothesmith
+import libcst as cst
+import pytest
+import rich
+from hypothesis import HealthCheck, given, settings
+
+from dispatch_lint.analyzer.positions import AnchorPositions, node_positions, statement_pairs
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
+RICH = sorted(Path(rich.__file__).parent.rglob("*.py"))
+
+
+def assert_anchors_agree(source: bytes | str) -> int:
+    """Check every anchor of ``source`` against the reference; return how many nodes it placed."""
+    module = cst.parse_module(source)
+    reference = node_positions(module)
+    positions = AnchorPositions(module, source)
+    pairs = statement_pairs(module, ast.parse(source))
+    assert pairs is not None, "libcst and ast statements did not pair up"
+    placed_count = 0
+    for anchor in pairs:
+        placed = positions.anchor_positions(anchor)
+        if isinstance(anchor, cst.BaseSmallStatement):
+            # A small statement is always placed as a whole, with everything inside it.
+            assert anchor in placed
+        for node, where in placed.items():
+            assert where == reference[node], (type(anchor).__name__, type(node).__name__)
+        placed_count += len(placed)
+    return placed_count
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_fixture_node_sits_where_whole_module_codegen_puts_it(path: Path) -> None:
+    assert_anchors_agree(path.read_bytes())
+
+
+def test_every_node_of_the_rich_package_sits_where_whole_module_codegen_puts_it() -> None:
+    # One test over the whole package: real code with continuation lines, decorators,
+    # unicode, `del`, `async`, nested functions.
+    assert sum(assert_anchors_agree(path.read_bytes()) for path in RICH) > 100_000
+
+
+TRICKY = {
+    "continuation lines in an indented block": (
+        "def f():\n"
+        "    inputs = (\n"
+        "        g(1),\n"
+        "        h(2),\n"
+        "    )\n"
+        "    total = a + \\\n"
+        "        b\n"
+    ),
+    "a parenthesised tuple and generator in headers": (
+        "for x in (1.0, 2.0):\n"
+        "    pass\n"
+        "for y in ((1, 2)):\n"
+        "    pass\n"
+        "total = sum((v for v in x))\n"
+    ),
+    "a condition that starts on a continuation line": (
+        "class A:\n"
+        "    def f(self):\n"
+        "        if (\n"
+        "            self.a and\n"
+        "            self.b\n"
+        "        ):\n"
+        "            return 1\n"
+        "        elif (self.c):\n"
+        "            return 2\n"
+    ),
+    "non-ascii text before the node on its line": 'label = "é→ü"; y = f(x)\n',
+    "headers of every compound statement": (
+        "import contextlib\n"
+        "@decorate(1)\n"
+        "@other\n"
+        "async def f(a: int, /, b=g(2), *args: str, c: 'C' = h(), **kw) -> R:\n"
+        "    async with open(p) as (fh), ctx() as fw:\n"
+        "        async for q in fh:\n"
+        "            del q\n"
+        "    while cond(a):\n"
+        "        break\n"
+        "    else:\n"
+        "        pass\n"
+        "    try:\n"
+        "        pass\n"
+        "    except (KeyError, ValueError) as exc:\n"
+        "        raise\n"
+        "    finally:\n"
+        "        pass\n"
+        "    match command.split():\n"
+        "        case [x] if x > 0:\n"
+        "            pass\n"
+        "        case _:\n"
+        "            pass\n"
+        "class B(Base, *mixins, metaclass=Meta): x = 1; y = 2\n"
+        "if a: b = 1\n"
+        "elif c: d = 2\n"
+        "else: e = 3\n"
+    ),
+    "windows line endings": "def f():\r\n    x = (\r\n        1)\r\n    return g(x)\r\n",
+    "tab indentation": "def f():\n\tif x:\n\t\ty = (1,\n\t\t     2)\n",
+}
+
+
+@pytest.mark.parametrize("source", TRICKY.values(), ids=TRICKY.keys())
+def test_tricky_layouts_are_placed_exactly(source: str) -> None:
+    assert assert_anchors_agree(source) > 0
+
+
+def test_a_declared_encoding_and_a_byte_order_mark_are_honoured() -> None:
+    latin = "# -*- coding: latin-1 -*-\nname = 'façade'; x = f(y)\n".encode("latin-1")
+    assert assert_anchors_agree(latin) > 0
+    assert assert_anchors_agree(b"\xef\xbb\xbfx = f(y)\nz = 1\n") > 0
+
+
+def _call_of(module: cst.Module, name: str) -> cst.Call:
+    found = [
+        node for node in _walk(module)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+        and node.func.value == name
+    ]
+    assert len(found) == 1
+    return found[0]
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = [node]
+    for child in node.children:
+        out.extend(_walk(child))
+    return out
+
+
+def test_the_position_of_a_call_through_its_statement() -> None:
+    source = "def f():\n    x = 1\n    return helper(\n        x,\n    )\n"
+    module = cst.parse_module(source)
+    call = _call_of(module, "helper")
+    returned = module.body[0].body.body[1].body[0]  # type: ignore[attr-defined]
+    where = AnchorPositions(module, source).position(call, returned)
+    assert where is not None
+    assert (where.start.line, where.start.column, where.end.line, where.end.column) == (3, 11, 5, 5)
+
+
+def test_a_node_outside_its_anchor_falls_back_to_the_whole_module() -> None:
+    source = "a = first(1)\nb = second(2)\n"
+    module = cst.parse_module(source)
+    wrong_anchor = module.body[0].body[0]  # type: ignore[attr-defined]
+    call = _call_of(module, "second")
+    positions = AnchorPositions(module, source)
+    assert call not in positions.anchor_positions(wrong_anchor)
+    assert positions.position(call, wrong_anchor) == node_positions(module)[call]
+
+
+def test_statements_that_do_not_pair_up_fall_back_to_the_whole_module() -> None:
+    source = "x = f(1)\nif x:\n    y = g(2)\n"
+    module = cst.parse_module(source)
+    # An ast of other code: the statement lists differ, so no anchor may be trusted.
+    other = ast.parse("x = f(1)\nwhile x:\n    y = g(2)\n")
+    assert statement_pairs(module, other) is None
+    positions = AnchorPositions(module, source, tree=other)
+    anchor = module.body[1].body.body[0].body[0]  # type: ignore[attr-defined]
+    call = _call_of(module, "g")
+    assert positions.anchor_positions(anchor) == {}
+    where = positions.position(call, anchor)
+    assert where == node_positions(module)[call]
+    assert (where.start.line, where.start.column) == (3, 8)  # type: ignore[union-attr]
+
+
+def test_a_node_without_anchor_and_a_foreign_node() -> None:
+    source = "x = f(1)\n"
+    module = cst.parse_module(source)
+    positions = AnchorPositions(module, source)
+    call = _call_of(module, "f")
+    assert positions.position(call) == node_positions(module)[call]
+    assert positions.position(cst.Name("elsewhere")) is None
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(hypothesmith.from_grammar())
+def test_generated_programs_are_placed_exactly(source: str) -> None:
+    try:
+        cst.parse_module(source)
+        compile(source, "<generated>", "exec")
+    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError):
+        return  # outside what both parsers accept: the engine never positions such code
+    assert_anchors_agree(source)
