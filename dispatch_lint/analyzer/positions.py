@@ -119,7 +119,7 @@ def _ast_statements(body: Sequence[ast.stmt], out: list[ast.stmt]) -> None:
 def _kind(name: str) -> str:
     """An ``ast`` statement class name spelled as libcst spells it."""
     # libcst marks `async def/for/with` with a field, ast with its own classes.
-    name = name[5:] if name.startswith("Async") else name
+    name = name.removeprefix("Async")
     return "Del" if name == "Delete" else name
 
 

@@ -17,7 +17,11 @@ import pytest
 import rich
 from hypothesis import HealthCheck, given, settings
 
-from dispatch_lint.analyzer.positions import AnchorPositions, node_positions, statement_pairs
+from dispatch_lint.analyzer.positions import (
+    AnchorPositions,
+    node_positions,
+    statement_pairs,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
