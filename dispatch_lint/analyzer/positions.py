@@ -19,45 +19,111 @@ import ast
 import re
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
 __all__ = ["AnchorPositions", "node_positions", "statement_pairs"]
 
-
-class _Recorder:
-    """Stands in for the metadata provider the position-recording codegen state writes to."""
-
-    __slots__ = ("_computed",)
-
-    def __init__(self) -> None:
-        self._computed: dict[cst.CSTNode, CodeRange] = {}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _record(module: cst.Module, node: cst.CSTNode, indent: str = ""
-            ) -> dict[cst.CSTNode, CodeRange]:
-    """Positions of ``node`` and everything inside it, as if its code started at line 1, col 0.
+#: (start line, start column, end line, end column): lines 1-based, columns 0-based
+Span = tuple[int, int, int, int]
+
+
+class _Spans(CodegenState):
+    """A code-generation state that records where each node's code starts and ends.
+
+    It records what libcst's ``PositionProvider`` records (the syntactic range of each node,
+    else the range of all its code) as plain tuples, and skips what nobody reads (the tokens'
+    text is kept only because the module's code generation pops its last newline)."""
+
+    def __init__(self, module: cst.Module, indent: str) -> None:
+        super().__init__(default_indent=module.default_indent,
+                         default_newline=module.default_newline)
+        if indent:
+            self.indent_tokens.append(indent)
+        self.spans: dict[cst.CSTNode, Span] = {}
+        self.line = 1
+        self.column = 0
+        self.starts: list[tuple[int, int]] = []
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" not in value and "\r" not in value:
+            self.column += len(value)
+            return
+        lines = _LINE_BREAK.split(value)
+        self.line += len(lines) - 1
+        self.column = len(lines[-1])
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self.starts.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        line, column = self.starts.pop()
+        if node not in self.spans:  # a syntactic range, recorded inside, wins
+            self.spans[node] = (line, column, self.line, self.column)
+
+    def record_syntactic_position(self, node: cst.CSTNode, *,
+                                  start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> _Syntactic:
+        return _Syntactic(self, node, start_node, end_node)
+
+
+class _Syntactic:
+    """Records a node's syntactic range around the code it generates (libcst's nodes call
+    ``with state.record_syntactic_position(node): ...``); a class is cheaper than a
+    generator-based context manager on this path, taken for most nodes."""
+
+    __slots__ = ("column", "end_node", "line", "node", "start_node", "state")
+
+    def __init__(self, state: _Spans, node: cst.CSTNode, start_node: cst.CSTNode | None,
+                 end_node: cst.CSTNode | None) -> None:
+        self.state, self.node = state, node
+        self.start_node, self.end_node = start_node, end_node
+        self.line, self.column = state.line, state.column
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        state, spans = self.state, self.state.spans
+        line, column = self.line, self.column
+        end_line, end_column = state.line, state.column
+        # Some nodes take their range from a child (a decorated def starts at `def`).
+        if self.start_node is not None:
+            line, column = spans[self.start_node][:2]
+        if self.end_node is not None:
+            end_line, end_column = spans[self.end_node][2:]
+        spans[self.node] = (line, column, end_line, end_column)
+
+
+def _record(module: cst.Module, node: cst.CSTNode, indent: str = "") -> dict[cst.CSTNode, Span]:
+    """Spans of ``node`` and everything inside it, as if its code started at line 1, col 0.
 
     ``indent`` is the indentation of the block holding ``node``: libcst writes it again at
     the start of continuation lines that it marks as indented."""
-    from libcst.metadata.position_provider import PositionProvidingCodegenState
-
-    recorder = _Recorder()
-    state = PositionProvidingCodegenState(
-        default_indent=module.default_indent,
-        default_newline=module.default_newline,
-        provider=recorder,  # type: ignore[arg-type]
-    )
-    if indent:
-        state.indent_tokens.append(indent)
+    state = _Spans(module, indent)
     node._codegen(state)
-    return recorder._computed
+    return state.spans
+
+
+def _code_range(span: Span) -> CodeRange:
+    return CodeRange(CodePosition(span[0], span[1]), CodePosition(span[2], span[3]))
 
 
 def node_positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
-    """Syntactic start/end of every node of ``module`` (lines 1-based, columns 0-based)."""
-    return _record(module, module)
+    """Syntactic start/end of every node of ``module`` (lines 1-based, columns 0-based), as
+    libcst's ``PositionProvider`` gives them."""
+    return {node: _code_range(span) for node, span in _record(module, module).items()}
 
 
 # ----------------------------------------------------------------------- statement pairing
@@ -228,7 +294,30 @@ def _parameter_pieces(params: cst.Parameters, args: ast.arguments) -> Iterator[_
 
 # ------------------------------------------------------------------------------ lookup
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+@dataclass(frozen=True)
+class _Placed:
+    """One piece of an anchor: spans as if it started at line 1, column 0, and the shift
+    that moves them to where the piece really is."""
+
+    spans: dict[cst.CSTNode, Span]
+    line_shift: int
+    #: added to columns on the piece's first line (later lines carry their indentation)
+    column_shift: int
+    #: nodes starting before this line (parentheses before the piece) cannot be placed
+    first_line: int
+
+    def get(self, node: cst.CSTNode) -> CodeRange | None:
+        span = self.spans.get(node)
+        if span is None or span[0] < self.first_line:
+            return None
+        line, column, end_line, end_column = span
+        if line == 1:
+            column += self.column_shift
+        if end_line == 1:
+            end_column += self.column_shift
+        return CodeRange(CodePosition(line + self.line_shift, column),
+                         CodePosition(end_line + self.line_shift, end_column))
 
 
 class AnchorPositions:
@@ -245,8 +334,8 @@ class AnchorPositions:
         self._pairs: dict[cst.CSTNode, ast.stmt] | None = None
         self._paired = False
         self._lines: list[str] | None = None
-        self._anchors: dict[cst.CSTNode, dict[cst.CSTNode, CodeRange]] = {}
-        self._whole: dict[cst.CSTNode, CodeRange] | None = None
+        self._anchors: dict[cst.CSTNode, list[_Placed]] = {}
+        self._whole: dict[cst.CSTNode, Span] | None = None
 
     def position(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None
                  ) -> CodeRange | None:
@@ -255,25 +344,36 @@ class AnchorPositions:
         ``anchor`` is the statement whose code holds ``node``; without one, or when the node
         is not inside it, the whole module's positions answer."""
         if anchor is not None:
-            found = self.anchor_positions(anchor).get(node)
-            if found is not None:
-                return found
+            for placed in self._placed(anchor):
+                found = placed.get(node)
+                if found is not None:
+                    return found
         if self._whole is None:
-            self._whole = node_positions(self.module)
-        return self._whole.get(node)
+            self._whole = _record(self.module, self.module)
+        span = self._whole.get(node)
+        return _code_range(span) if span is not None else None
 
     def anchor_positions(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, CodeRange]:
-        """Positions of the nodes inside ``anchor`` that could be placed through ``ast``."""
+        """Positions of all the nodes inside ``anchor`` that could be placed through ``ast``."""
+        out: dict[cst.CSTNode, CodeRange] = {}
+        for placed in self._placed(anchor):
+            for node in placed.spans:
+                where = placed.get(node)
+                if where is not None:
+                    out[node] = where
+        return out
+
+    def _placed(self, anchor: cst.CSTNode) -> list[_Placed]:
         known = self._anchors.get(anchor)
         if known is None:
             known = self._anchors[anchor] = self._place(anchor)
         return known
 
-    def _place(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, CodeRange]:
+    def _place(self, anchor: cst.CSTNode) -> list[_Placed]:
         pairs = self._pairing()
         twin = pairs.get(anchor) if pairs is not None else None
         if twin is None or pairs is None:
-            return {}
+            return []
         if isinstance(anchor, cst.BaseSmallStatement):
             pieces: Iterator[_Piece] = iter(((anchor, twin, None),))
         else:
@@ -283,47 +383,40 @@ class AnchorPositions:
         if twin.lineno <= len(lines):
             line = lines[twin.lineno - 1]
             indent = line[: len(line) - len(line.lstrip(" \t\f"))]
-        placed: dict[cst.CSTNode, CodeRange] = {}
+        placed: list[_Placed] = []
         for piece, where, name in pieces:
             if name is not None and getattr(piece, "value", None) != name:
                 continue
-            placed.update(self._shifted(piece, where, indent))
+            shifted = self._shifted(piece, where, indent)
+            if shifted is not None:
+                placed.append(shifted)
         return placed
 
-    def _shifted(self, piece: cst.CSTNode, where: ast.AST, indent: str
-                 ) -> dict[cst.CSTNode, CodeRange]:
-        """The piece's positions moved to where ``ast`` says it starts; {} if that fails."""
-        relative = _record(self.module, piece, indent)
-        own = first = last = relative.get(piece)
+    def _shifted(self, piece: cst.CSTNode, where: ast.AST, indent: str) -> _Placed | None:
+        """The piece's spans with the shift to where ``ast`` says it starts, if it checks out."""
+        spans = _record(self.module, piece, indent)
+        first = last = spans.get(piece)
         lpar, rpar = getattr(piece, "lpar", None), getattr(piece, "rpar", None)
         if lpar and rpar and isinstance(where, (ast.Tuple, ast.GeneratorExp)):
             # CPython counts a tuple's (or generator's) own parentheses as part of it.
-            first, last = relative.get(lpar[-1]), relative.get(rpar[0])
+            first, last = spans.get(lpar[-1]), spans.get(rpar[0])
         line = getattr(where, "lineno", None)
-        if own is None or first is None or last is None or line is None:
-            return {}
+        if first is None or last is None or line is None:
+            return None
         column = self._column(line, where.col_offset)  # type: ignore[attr-defined]
-        start = first.start
-        line_shift = line - start.line
-        if start.line == 1:
-            column_shift = column - start.column
-        elif column == start.column:
-            # The piece starts on a continuation line, whose indentation libcst keeps as is.
+        start_line, start_column = first[0], first[1]
+        if start_line == 1:
+            column_shift = column - start_column
+        elif column == start_column:
+            # The piece starts on a continuation line, which carries its own indentation.
             column_shift = 0
         else:
-            return {}
+            return None
+        line_shift = line - start_line
         end_line = getattr(where, "end_lineno", None)
-        if end_line is not None and end_line != last.end.line + line_shift:
-            return {}  # the twins do not end on the same line: not the same code
-
-        def moved(at: CodePosition) -> CodePosition:
-            extra = column_shift if at.line == 1 else 0
-            return CodePosition(at.line + line_shift, at.column + extra)
-
-        # Nodes before the piece's own line (its parentheses, their whitespace) cannot be
-        # placed: nothing says at which column the first line started.
-        return {node: CodeRange(moved(r.start), moved(r.end))
-                for node, r in relative.items() if r.start.line >= start.line}
+        if end_line is not None and end_line != last[2] + line_shift:
+            return None  # the twins do not end on the same line: not the same code
+        return _Placed(spans, line_shift, column_shift, start_line)
 
     def _pairing(self) -> dict[cst.CSTNode, ast.stmt] | None:
         if not self._paired:

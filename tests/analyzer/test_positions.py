@@ -16,6 +16,7 @@ import libcst as cst
 import pytest
 import rich
 from hypothesis import HealthCheck, given, settings
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from dispatch_lint.analyzer.positions import (
     AnchorPositions,
@@ -50,6 +51,13 @@ def assert_anchors_agree(source: bytes | str) -> int:
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_fixture_node_sits_where_whole_module_codegen_puts_it(path: Path) -> None:
     assert_anchors_agree(path.read_bytes())
+
+
+@pytest.mark.parametrize("path", [*FIXTURES[::10], *RICH[::10]], ids=lambda p: p.name)
+def test_the_whole_module_positions_are_libcsts_own(path: Path) -> None:
+    module = cst.parse_module(path.read_bytes())
+    libcsts = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert node_positions(module) == dict(libcsts)
 
 
 def test_every_node_of_the_rich_package_sits_where_whole_module_codegen_puts_it() -> None:
