@@ -50,8 +50,11 @@ class _Spans(CodegenState):
         self.line = 1
         self.column = 0
         self.starts: list[tuple[int, int]] = []
+        #: whether the code depends on the indentation of the block around it
+        self.indented = False
 
     def add_indent_tokens(self) -> None:
+        self.indented = True
         for token in self.indent_tokens:
             self.add_token(token)
 
@@ -111,9 +114,13 @@ def _record(module: cst.Module, node: cst.CSTNode, indent: str = "") -> dict[cst
 
     ``indent`` is the indentation of the block holding ``node``: libcst writes it again at
     the start of continuation lines that it marks as indented."""
+    return _generate(module, node, indent).spans
+
+
+def _generate(module: cst.Module, node: cst.CSTNode, indent: str = "") -> _Spans:
     state = _Spans(module, indent)
     node._codegen(state)
-    return state.spans
+    return state
 
 
 def _code_range(span: Span) -> CodeRange:
@@ -333,6 +340,7 @@ class AnchorPositions:
         self._tree = tree
         self._pairs: dict[cst.CSTNode, ast.stmt] | None = None
         self._paired = False
+        self._decoded: str | None = None
         self._lines: list[str] | None = None
         self._anchors: dict[cst.CSTNode, list[_Placed]] = {}
         self._whole: dict[cst.CSTNode, Span] | None = None
@@ -370,6 +378,35 @@ class AnchorPositions:
         return known
 
     def _place(self, anchor: cst.CSTNode) -> list[_Placed]:
+        if isinstance(anchor, cst.BaseSmallStatement):
+            generated = _generate(self.module, anchor)
+            if not generated.indented:
+                found = self._found_in_text(generated)
+                if found is not None:
+                    return [found]
+                # Not unique: ``ast`` says where it is; the spans do not depend on the block.
+                return self._placed_through_ast(anchor, generated.spans)
+        return self._placed_through_ast(anchor)
+
+    def _found_in_text(self, generated: _Spans) -> _Placed | None:
+        """A statement placed by searching the source for its code, which needs no ``ast``:
+        code that occurs exactly once in the module can only be the statement's own.
+        ``generated`` is its code generation, which must not depend on its block."""
+        code = "".join(generated.tokens)
+        text = self._text()
+        offset = text.find(code)
+        if not code.strip() or offset < 0 or text.find(code, offset + 1) >= 0:
+            return None
+        line_start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+        line = text.count("\n", 0, offset) + 1
+        if "\r" in text:  # old Mac and Windows line breaks: count each break once
+            line += text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
+        return _Placed(generated.spans, line - 1, offset - line_start, 1)
+
+    def _placed_through_ast(self, anchor: cst.CSTNode,
+                            spans: dict[cst.CSTNode, Span] | None = None) -> list[_Placed]:
+        """The anchor's pieces placed where their ``ast`` twins are (``spans``: the small
+        statement's own code generation, when already done)."""
         pairs = self._pairing()
         twin = pairs.get(anchor) if pairs is not None else None
         if twin is None or pairs is None:
@@ -387,14 +424,16 @@ class AnchorPositions:
         for piece, where, name in pieces:
             if name is not None and getattr(piece, "value", None) != name:
                 continue
-            shifted = self._shifted(piece, where, indent)
+            shifted = self._shifted(piece, where, indent, spans)
             if shifted is not None:
                 placed.append(shifted)
         return placed
 
-    def _shifted(self, piece: cst.CSTNode, where: ast.AST, indent: str) -> _Placed | None:
+    def _shifted(self, piece: cst.CSTNode, where: ast.AST, indent: str,
+                 spans: dict[cst.CSTNode, Span] | None = None) -> _Placed | None:
         """The piece's spans with the shift to where ``ast`` says it starts, if it checks out."""
-        spans = _record(self.module, piece, indent)
+        if spans is None:
+            spans = _record(self.module, piece, indent)
         first = last = spans.get(piece)
         lpar, rpar = getattr(piece, "lpar", None), getattr(piece, "rpar", None)
         if lpar and rpar and isinstance(where, (ast.Tuple, ast.GeneratorExp)):
@@ -436,13 +475,20 @@ class AnchorPositions:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 
+    def _text(self) -> str:
+        text = self._decoded
+        if text is None:
+            source = self._source
+            if isinstance(source, bytes):
+                # libcst's encoding for a byte order mark (utf-8-sig) drops it, as it does.
+                source = source.decode(self.module.encoding, errors="replace")
+            text = self._decoded = source
+        return text
+
     def _text_lines(self) -> list[str]:
         lines = self._lines
         if lines is None:
-            text = self._source
-            if isinstance(text, bytes):
-                text = text.decode(self.module.encoding, errors="replace")
-            lines = self._lines = _LINE_BREAK.split(text)
+            lines = self._lines = _LINE_BREAK.split(self._text())
         return lines
 
     def _column(self, line: int, byte_offset: int) -> int:

@@ -50,7 +50,9 @@ def assert_anchors_agree(source: bytes | str) -> int:
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_fixture_node_sits_where_whole_module_codegen_puts_it(path: Path) -> None:
-    assert_anchors_agree(path.read_bytes())
+    source = path.read_bytes()
+    assert_anchors_agree(source)
+    assert_anchors_agree(source + b"\n" + source)  # every anchor through ast
 
 
 @pytest.mark.parametrize("path", [*FIXTURES[::10], *RICH[::10]], ids=lambda p: p.name)
@@ -131,22 +133,29 @@ TRICKY = {
 @pytest.mark.parametrize("source", TRICKY.values(), ids=TRICKY.keys())
 def test_tricky_layouts_are_placed_exactly(source: str) -> None:
     assert assert_anchors_agree(source) > 0
+    # Written twice, no statement's code is unique: every anchor is placed through ast.
+    assert assert_anchors_agree(source + source) > 0
 
 
 def test_a_declared_encoding_and_a_byte_order_mark_are_honoured() -> None:
-    latin = "# -*- coding: latin-1 -*-\nname = 'façade'; x = f(y)\n".encode("latin-1")
-    assert assert_anchors_agree(latin) > 0
-    assert assert_anchors_agree(b"\xef\xbb\xbfx = f(y)\nz = 1\n") > 0
+    code = "# -*- coding: latin-1 -*-\nname = 'façade'; x = f(y)\n"
+    assert assert_anchors_agree(code.encode("latin-1")) > 0
+    assert assert_anchors_agree((code + code).encode("latin-1")) > 0
+    marked = b"\xef\xbb\xbfab = 1; x = f(y)\n"
+    assert assert_anchors_agree(marked) > 0
+    assert assert_anchors_agree(marked + marked[3:]) > 0
 
 
-def _call_of(module: cst.Module, name: str) -> cst.Call:
+def _call_of(module: cst.Module, name: str, which: int | None = None) -> cst.Call:
     found = [
         node for node in _walk(module)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
         and node.func.value == name
     ]
-    assert len(found) == 1
-    return found[0]
+    if which is None:
+        assert len(found) == 1
+        which = 0
+    return found[which]
 
 
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -156,10 +165,12 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
-def test_the_position_of_a_call_through_its_statement() -> None:
-    source = "def f():\n    x = 1\n    return helper(\n        x,\n    )\n"
+@pytest.mark.parametrize("padding", ["", "def g():\n    return helper(\n        x,\n    )\n"])
+def test_the_position_of_a_call_through_its_statement(padding: str) -> None:
+    # With the padding, the statement's code is not unique and ast places it.
+    source = "def f():\n    x = 1\n    return helper(\n        x,\n    )\n" + padding
     module = cst.parse_module(source)
-    call = _call_of(module, "helper")
+    call = _call_of(module, "helper", 0)
     returned = module.body[0].body.body[1].body[0]  # type: ignore[attr-defined]
     where = AnchorPositions(module, source).position(call, returned)
     assert where is not None
@@ -177,18 +188,29 @@ def test_a_node_outside_its_anchor_falls_back_to_the_whole_module() -> None:
 
 
 def test_statements_that_do_not_pair_up_fall_back_to_the_whole_module() -> None:
-    source = "x = f(1)\nif x:\n    y = g(2)\n"
+    # `x = f(1)` twice: its code is not unique, so only ast could place the inner one.
+    source = "x = f(1)\nif x:\n    x = f(1)\n"
     module = cst.parse_module(source)
-    # An ast of other code: the statement lists differ, so no anchor may be trusted.
-    other = ast.parse("x = f(1)\nwhile x:\n    y = g(2)\n")
+    # An ast of other code: the statement lists differ, so no pairing may be trusted.
+    other = ast.parse("x = f(1)\nwhile x:\n    x = f(1)\n")
     assert statement_pairs(module, other) is None
     positions = AnchorPositions(module, source, tree=other)
     anchor = module.body[1].body.body[0].body[0]  # type: ignore[attr-defined]
-    call = _call_of(module, "g")
+    call = _call_of(module, "f", 1)
     assert positions.anchor_positions(anchor) == {}
     where = positions.position(call, anchor)
     assert where == node_positions(module)[call]
     assert (where.start.line, where.start.column) == (3, 8)  # type: ignore[union-attr]
+
+
+def test_a_statement_whose_code_is_unique_needs_no_ast() -> None:
+    source = "x = f(1)\nif x:\n    y = g(2)\n"
+    module = cst.parse_module(source)
+    # The foreign ast is never consulted: the statement's code occurs once in the source.
+    positions = AnchorPositions(module, source, tree=ast.parse("pass\n"))
+    anchor = module.body[1].body.body[0].body[0]  # type: ignore[attr-defined]
+    call = _call_of(module, "g")
+    assert positions.anchor_positions(anchor)[call] == node_positions(module)[call]
 
 
 def test_a_node_without_anchor_and_a_foreign_node() -> None:
@@ -210,3 +232,4 @@ def test_generated_programs_are_placed_exactly(source: str) -> None:
     except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError):
         return  # outside what both parsers accept: the engine never positions such code
     assert_anchors_agree(source)
+    assert_anchors_agree(source + "\n" + source)
