@@ -265,6 +265,12 @@ def _header_pieces(stmt: cst.CSTNode, twin: ast.stmt,
                 yield arg.value, keyword.value, None
 
 
+def _name_of(piece: cst.CSTNode) -> str | None:
+    if isinstance(piece, cst.Param):
+        return piece.name.value
+    return getattr(piece, "value", None)
+
+
 def _decorator_pieces(decorators: Sequence[cst.Decorator], twin: ast.stmt) -> Iterator[_Piece]:
     ast_decorators = twin.decorator_list  # type: ignore[attr-defined]
     if len(decorators) == len(ast_decorators):
@@ -292,6 +298,8 @@ def _parameter_pieces(params: cst.Parameters, args: ast.arguments) -> Iterator[_
     if len(ours) != len(theirs) or len(theirs) != len(defaults):
         return
     for param, arg, default in zip(ours, theirs, defaults):
+        if not param.star:  # CPython's `arg` of `*args` starts after the star
+            yield param, arg, arg.arg
         yield param.name, arg, arg.arg
         if param.annotation is not None and arg.annotation is not None:
             yield param.annotation.annotation, arg.annotation, None
@@ -422,7 +430,7 @@ class AnchorPositions:
             indent = line[: len(line) - len(line.lstrip(" \t\f"))]
         placed: list[_Placed] = []
         for piece, where, name in pieces:
-            if name is not None and getattr(piece, "value", None) != name:
+            if name is not None and _name_of(piece) != name:
                 continue
             shifted = self._shifted(piece, where, indent, spans)
             if shifted is not None:
