@@ -5,9 +5,11 @@ Resolving positions for every file (libcst's ``PositionProvider`` through a
 does not need positions at all; only the few nodes a diagnostic or a trace step points at do.
 
 :class:`AnchorPositions` positions such a node through its *anchor*: the statement the
-analysis was running when it met the node. CPython's ``ast`` (a tenth of a libcst parse)
-knows where every statement and header expression starts, so only the anchor's own piece of
-code is generated with position recording, then shifted to where ``ast`` says it sits.
+analysis was running when it met the node. Only the anchor's own code is generated, with
+position recording, then shifted to where the anchor sits in the file. Where is found
+without parsing again when the anchor's code occurs exactly once in the source (most
+statements); else CPython's ``ast`` (parsed once per file, a fraction of a libcst parse)
+says where each statement and each header expression of a compound statement starts.
 Anything that does not fit (statement lists of the two parsers that do not pair up, a node
 outside its anchor, a shift that does not check out) falls back to one position-recording
 code generation of the whole module, so an anchor can make positions cheaper, never wrong.
