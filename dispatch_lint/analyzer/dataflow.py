@@ -50,6 +50,9 @@ __all__ = ["FunctionRun", "State"]
 MAX_LOOP_ROUNDS = 6
 #: Symbolic projections longer than this become unknown (keeps summaries finite).
 MAX_PROJECTION = 3
+#: Events and effects a summary keeps for its callers; generic code that passes parameters
+#: everywhere would otherwise carry every callee's sinks up the whole call graph.
+MAX_PENDING = 64
 #: Tuples nested deeper than this are summarised as unknown.
 MAX_TUPLE_DEPTH = 3
 
@@ -210,10 +213,16 @@ class FunctionRun:
             self.keep_pending(event)
 
     def keep_pending(self, event: Event) -> None:
-        key = (event.kind, id(event.sink.node), event.rule, event.values)
+        """Keep ``event`` for the summary: one per sink and place, its values joined."""
+        key = (event.kind, id(event.sink.node), id(event.node), event.rule)
         old = self.pending.get(key)
         if old is None:
-            self.pending[key] = event
+            if len(self.pending) < MAX_PENDING:
+                self.pending[key] = event
+        elif old.values != event.values:
+            values = tuple(a.join(b) for a, b in zip(old.values, event.values))
+            self.pending[key] = Event(old.kind, values, old.detail, old.file, old.node,
+                                      old.sink, old.rule)
 
     # ------------------------------------------------------------------------ names
 
@@ -238,8 +247,8 @@ class FunctionRun:
             if isinstance(atom, Closure) and not atom.captured:
                 free = self.program.free_names(atom.key)
                 captured = tuple(
-                    (n, state.env[n]) for n in sorted(free) if n in state.env
-                ) + tuple((n, self.captured[n]) for n in sorted(free)
+                    (n, _flat(state.env[n])) for n in sorted(free) if n in state.env
+                ) + tuple((n, _flat(self.captured[n])) for n in sorted(free)
                           if n not in state.env and n in self.captured)
                 atom = Closure(atom.key, captured or (("", EMPTY),), atom.no_capture)
             out[atom] = trace
@@ -622,11 +631,15 @@ class FunctionRun:
     def keep_effect(self, target: Value, proj: str, value: Value) -> None:
         """A heap write that depends on the calling context: replayed at each call."""
         if any(self.is_symbolic(a) for a in target) or any(self.is_symbolic(a) for a in value):
-            key = (target, proj, value)
-            self.effects.setdefault(key, (target, proj, value))
+            key = (target, proj)
+            old = self.effects.get(key)
+            if old is not None:
+                self.effects[key] = (target, proj, old[2].join(value))
+            elif len(self.effects) < MAX_PENDING:
+                self.effects[key] = (target, proj, value)
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
-        return Box(kind, Site(self.file, id(node), self.site_owner))
+        return Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
 
     # ------------------------------------------------------------------ conditions
 
@@ -1402,7 +1415,8 @@ class FunctionRun:
 
     def make_device(self, kind: str, node: cst.CSTNode) -> Dev:
         if kind == "capture":
-            return Dev("capture", site=Site(self.file, id(node), self.site_owner))
+            return Dev("capture", site=self.program.bounded(
+                Site(self.file, id(node), self.site_owner)))
         return Dev(kind)
 
     def as_device(self, value: Value, node: cst.CSTNode) -> Value:
@@ -1511,6 +1525,17 @@ def is_callable_object(atom: object) -> bool:
 
 
 _CONSTANTS = {"True": True, "False": False, "None": None}
+
+
+def _flat(value: Value) -> Value:
+    """A captured value without the captures of closures inside it: closures capturing
+    closures would otherwise nest deeper at every round."""
+    if not any(isinstance(a, Closure) and a.captured for a in value):
+        return value
+    return Value({
+        (Closure(a.key, (), a.no_capture) if isinstance(a, Closure) else a): t
+        for a, t in value.items()
+    })
 
 
 def _has_pairing(atom: Sym) -> bool:

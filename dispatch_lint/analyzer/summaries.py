@@ -45,8 +45,12 @@ __all__ = ["ClassInfo", "FileInfo", "Finding", "FuncInfo", "Program", "Summary"]
 
 #: Whole-program rounds; values only grow, so this bound is reached only on pathological code.
 MAX_ROUNDS = 8
+#: Unit analyses per function allowed over all rounds before the fixpoint is cut short.
+ROUND_BUDGET = 4
 #: Instances of one class told apart by where they are made, up to this many sites.
 MAX_INSTANCE_SITES = 8
+#: Contexts in which one node's capture devices and containers are told apart.
+MAX_SITES_PER_NODE = 8
 #: Calling contexts (objects passed as arguments) a function is summarised for.
 MAX_CONTEXTS = 8
 
@@ -171,11 +175,13 @@ class Program:
         # Incremental rounds: each unit (a module's top level, a summary) remembers what it
         # read and what it found; a later round redoes it only when something it read changed.
         self.clock = 0
+        self.analyses = 0
         self.changed_at: dict[object, int] = {}
         self.units: dict[object, Unit] = {}
         self.unit_stack: list[Unit] = []
         self.instance_sites: dict[object, set[Site]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
+        self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
         self._free_names: dict[int, frozenset[str]] = {}
 
@@ -193,6 +199,8 @@ class Program:
                 self.summary(self.funcs[key], None)
             if not self.changed:
                 break
+            if self.analyses > ROUND_BUDGET * (len(self.funcs) + len(self.files)) + 500:
+                break  # pathological code: keep the last round's results
 
     def analyze_module(self, file: int) -> None:
         if file in self.modules_done or file in self.errors:
@@ -216,6 +224,7 @@ class Program:
     # ------------------------------------------------------------------------ units
 
     def begin_unit(self, key: object) -> None:
+        self.analyses += 1
         unit = Unit(self.clock)
         self.units[key] = unit
         self.unit_stack.append(unit)
@@ -430,6 +439,17 @@ class Program:
         apart), or the class's own for class attributes. Subclasses share their base's."""
         site = owner.site if isinstance(owner, Inst) else "class"
         return ("f", self.family(owner.cls), site, name)
+
+    def bounded(self, site: Site) -> Site:
+        """``site``, or once a node has made things in too many contexts, the one site all
+        later contexts share (precision traded for a bounded heap)."""
+        sites = self.node_sites.setdefault((site.file, site.node), set())
+        if site in sites:
+            return site
+        if len(sites) >= MAX_SITES_PER_NODE:
+            return Site(site.file, site.node, None)
+        sites.add(site)
+        return site
 
     def new_instance(self, cls: object, run: FunctionRun, node: cst.CSTNode) -> Inst:
         """An instance made at ``node``; past a few sites per class they share one slot set,
@@ -807,7 +827,7 @@ class Substitution:
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
         if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by:
-            site = atom.site.called_from(id(self.node), self.run.site_owner)
+            site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
             sites = self.program.instance_sites.setdefault(atom.cls, set())
             if site in sites or len(sites) < MAX_INSTANCE_SITES:
                 sites.add(site)
@@ -815,7 +835,7 @@ class Substitution:
             return Value.of(Inst(atom.cls), trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes:
             # a container the callee made and filled with its parameters: one per call
-            site = atom.site.called_from(id(self.node), self.run.site_owner)
+            site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
             return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
 
@@ -827,8 +847,8 @@ class Substitution:
             if atom.inner is not None:
                 return Dev(atom.kind, self.resite(atom.inner), atom.site)  # type: ignore[arg-type]
             if atom.site is not None and atom.site.owner == self.made_by:
-                return Dev(atom.kind, None, atom.site.called_from(id(self.node),
-                                                                  self.run.site_owner))
+                return Dev(atom.kind, None, self.program.bounded(
+                    atom.site.called_from(id(self.node), self.run.site_owner)))
         return atom
 
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:

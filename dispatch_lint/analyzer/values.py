@@ -345,6 +345,8 @@ class Value:
         merged = dict(self._atoms)
         for atom, trace in other._atoms.items():
             merged[atom] = _shorter(merged.get(atom), trace) if atom in merged else trace
+        if len(merged) > MAX_ATOMS:
+            merged = _widen(merged)
         return Value(merged)
 
     def filter(self, keep: Any) -> Value:
@@ -363,6 +365,17 @@ class Value:
 
 
 EMPTY = Value()
+
+#: A may-set larger than this keeps only what dispatch rules need (devices, tensors,
+#: parameters) and becomes "anything else" for the rest: generic code that piles up
+#: objects must not make every join and substitution quadratic.
+MAX_ATOMS = 48
+
+
+def _widen(atoms: dict[Any, Trace | None]) -> dict[Any, Trace | None]:
+    kept = {a: t for a, t in atoms.items() if isinstance(a, (Dev, Ten, Sym))}
+    kept[UNKNOWN] = None
+    return kept
 
 
 def join_all(values: Iterable[Value]) -> Value:
