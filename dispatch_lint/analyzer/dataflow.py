@@ -177,6 +177,8 @@ class FunctionRun:
         self.program = program
         self.file = file
         self.owner = owner
+        #: the statement being run: steps and events record it to be positioned through it
+        self.anchor: cst.CSTNode | None = None
         #: what the sites of capture devices, containers and instances made here belong to:
         #: the summary being computed (a function in one calling context)
         self.site_owner: object = owner
@@ -202,12 +204,13 @@ class FunctionRun:
     # ------------------------------------------------------------------ steps and events
 
     def step(self, node: cst.CSTNode, message: str) -> Step:
-        return Step(self.file, node, message)
+        return Step(self.file, node, message, self.anchor)
 
     def emit(self, kind: str, values: tuple[Value, ...], detail: str, node: cst.CSTNode,
              sink: str, rule: str = "") -> None:
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
-        event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule)
+        event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
+                      self.anchor)
         self.program.judge(event, fresh=None)
         if any(isinstance(a, Sym) and a.owner == self.owner for v in values for a in v):
             self.keep_pending(event)
@@ -222,7 +225,7 @@ class FunctionRun:
         elif old.values != event.values:
             values = tuple(a.join(b) for a, b in zip(old.values, event.values))
             self.pending[key] = Event(old.kind, values, old.detail, old.file, old.node,
-                                      old.sink, old.rule)
+                                      old.sink, old.rule, old.anchor)
 
     # ------------------------------------------------------------------------ names
 
@@ -278,6 +281,7 @@ class FunctionRun:
         for stmt in statements_of(body):
             if state is None:
                 return None  # dead code: statements after return/raise/break/continue
+            self.anchor = stmt
             state = self.run_statement(stmt, state)
         return state
 

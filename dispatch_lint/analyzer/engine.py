@@ -23,7 +23,7 @@ from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.parse import ParseFailure, check_syntax, parse_module
-from dispatch_lint.analyzer.positions import node_positions
+from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
 from dispatch_lint.analyzer.values import Step
 from dispatch_lint.catalog import rule
@@ -108,6 +108,7 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
             compiled.append(file)
 
     parsed: list[FileInfo] = []
+    sources: list[bytes] = []  # of the parsed files, by index
     modules = module_names(compiled)
     for file in relevant_files(compiled, modules, settings):
         try:
@@ -118,6 +119,7 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
         except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
             errors.append(FileError(file.path, f"internal error: {type(exc).__name__}: {exc}"))
             continue
+        sources.append(file.source)
         parsed.append(FileInfo(len(parsed), file.path, modules[file.path],
                                posixpath.basename(file.path.replace("\\", "/")) == "__init__.py",
                                tree))
@@ -132,7 +134,7 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
             program.run()
             failed = dict(program.errors)
             found: list[Diagnostic] = []
-            reporter = Reporter(parsed)
+            reporter = Reporter(parsed, sources)
             for finding in program.findings.values():
                 if finding.event.file in failed:
                     continue
@@ -256,30 +258,33 @@ def _relative_base(file: SourceFile, module: str, relative: bytes) -> list[bytes
 class Reporter:
     """Turns findings into diagnostics: positions, messages and traces."""
 
-    def __init__(self, files: Sequence[FileInfo]) -> None:
+    def __init__(self, files: Sequence[FileInfo], sources: Sequence[bytes]) -> None:
         self.files = files
-        self._positions: dict[int, dict[cst.CSTNode, object]] = {}
+        self.sources = sources
+        self._positions: dict[int, AnchorPositions] = {}
 
-    def position(self, file: int, node: cst.CSTNode) -> tuple[int, int, int, int]:
+    def position(self, file: int, node: cst.CSTNode, anchor: cst.CSTNode | None
+                 ) -> tuple[int, int, int, int]:
+        """Where ``node`` of ``file`` is, found through ``anchor``, the statement holding it."""
         positions = self._positions.get(file)
         if positions is None:
-            positions = node_positions(self.files[file].tree)
+            positions = AnchorPositions(self.files[file].tree, self.sources[file])
             self._positions[file] = positions
-        where = positions.get(node)
+        where = positions.position(node, anchor)
         if where is None:
             return (1, 1, 1, 1)
-        start, end = where.start, where.end  # type: ignore[attr-defined]
+        start, end = where.start, where.end
         return (start.line, start.column + 1, end.line, end.column + 1)
 
     def trace_step(self, step: Step) -> TraceStep:
-        line, column, _, _ = self.position(step.file, step.node)
+        line, column, _, _ = self.position(step.file, step.node, step.anchor)
         return TraceStep(self.files[step.file].path, line, column, step.message)
 
     def diagnostic(self, finding: Finding) -> Diagnostic:
         """The diagnostic for ``finding``: its place, its message, its trace."""
         hit, event = finding.hit, finding.event
         spec = rule(hit.rule)
-        line, column, end_line, end_column = self.position(event.file, event.node)
+        line, column, end_line, end_column = self.position(event.file, event.node, event.anchor)
         steps = hit.trace.steps() if hit.trace is not None else [event.sink]
         if len(steps) > MAX_TRACE_STEPS:
             # A flow through a long call chain: its start and its end tell the story.

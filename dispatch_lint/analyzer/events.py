@@ -10,7 +10,7 @@ arguments substituted, so that a helper is judged once per calling context.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -39,6 +39,8 @@ class Event:
     node: cst.CSTNode
     sink: Step
     rule: str = ""
+    #: the statement whose code holds ``node`` (see ``Step.anchor``)
+    anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

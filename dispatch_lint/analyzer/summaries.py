@@ -579,7 +579,8 @@ class Program:
             elif index == 0 and info.cls is not None and info.kind == "classmethod":
                 state.env[param.name] = Value.of(self_cls or Cls(info.cls.key))
             else:
-                step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`")
+                step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`",
+                            info.node if isinstance(info.node, cst.FunctionDef) else None)
                 state.env[param.name] = Value.of(
                     Sym(index, (), info.no_capture, info.key), Trace(step))
         if isinstance(info.node, cst.Lambda):
@@ -648,7 +649,7 @@ class Program:
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
-                          event.rule)
+                          event.rule, run.anchor)
             self.judge(moved, fresh=subst.fresh)
             if any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
@@ -665,7 +666,7 @@ class Program:
             else:
                 run.store_item(new_target, None, new_value)
         ret = subst.value(summary.ret)
-        return ret.map_traces(Step(run.file, node, "returned from `{code}`"))
+        return ret.map_traces(Step(run.file, node, "returned from `{code}`", run.anchor))
 
     def _context(self, info: FuncInfo, bound: dict[int, Value]) -> tuple[object, ...]:
         """The objects of the checked tree passed to ``info``, per parameter: the summary
@@ -741,8 +742,8 @@ class Program:
                          "passed to `{code}` (a configured sink)", rule=sink.rule)
         if qualname in user.sources:
             dev = run.make_device("capture", node)
-            trace = Trace(Step(run.file, node, "born from `{code}` "
-                                               "(a configured source)"))
+            trace = Trace(Step(run.file, node, "born from `{code}` (a configured source)",
+                               run.anchor))
             return Value({dev: trace, Ten(dev): trace})
         if qualname in user.sanitizers:
             from dispatch_lint.analyzer.dataflow import narrow_not_capture
@@ -854,7 +855,8 @@ class Substitution:
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:
         arg = self.bound.get(atom.param, Value.of(UNKNOWN))
         param = self.info.params[atom.param].name if atom.param < len(self.info.params) else "?"
-        passed = Step(self.run.file, self.node, "passed to `{code}` as `" + param + "`")
+        passed = Step(self.run.file, self.node, "passed to `{code}` as `" + param + "`",
+                      self.run.anchor)
         value = Value({
             a: (t.then(passed) if t is not None else None) for a, t in arg.items()
         })

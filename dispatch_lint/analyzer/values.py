@@ -10,7 +10,7 @@ how it got here. Equality of values ignores traces so that fixpoints terminate.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 import libcst as cst
@@ -219,11 +219,14 @@ class Step:
     """One trace step: ``node`` of file ``file``, with a message (positions come later).
 
     ``template`` may say ``{code}`` for the node's source text: it is rendered only when a
-    step ends up in a diagnostic, so the analysis never pays for code generation."""
+    step ends up in a diagnostic, so the analysis never pays for code generation.
+    ``anchor`` is the statement the analysis was running when it made the step: positions
+    are found through it (:mod:`dispatch_lint.analyzer.positions`)."""
 
     file: int
     node: cst.CSTNode
     template: str
+    anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
 
     @property
     def message(self) -> str:
