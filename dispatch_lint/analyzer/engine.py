@@ -290,7 +290,7 @@ class Reporter:
             # A flow through a long call chain: its start and its end tell the story.
             steps = steps[:MAX_TRACE_STEPS // 4] + steps[-(MAX_TRACE_STEPS * 3 // 4):]
         trace = tuple(self.trace_step(s) for s in steps)
-        origin = self.origin(steps, trace, event.file)
+        origin = self.origin(trace, event.file)
         message = f"{spec.message}: {hit.what}"
         if origin:
             message += f"; {origin}"
@@ -301,22 +301,22 @@ class Reporter:
             end_column=end_column, trace=trace,
         )
 
-    def origin(self, steps: Sequence[Step], trace: Sequence[TraceStep], file: int) -> str:
+    def origin(self, trace: Sequence[TraceStep], file: int) -> str:
         """"`x` was born at line 12 from `dispatch.placeholder(...)`" for the first step."""
-        if len(steps) < 2:
+        if len(trace) < 2:
             return ""
         # The tensor's birth says more than the birth of the device it was made on.
-        first = next((i for i, s in enumerate(steps) if s.message.startswith("born from ")), 0)
-        birth, where = steps[first], trace[first]
+        first = next((i for i, s in enumerate(trace) if s.message.startswith("born from ")), 0)
+        where = trace[first]
         name = ""
-        for step in steps[first + 1:]:
+        for step in trace[first + 1:]:
             if step.message.startswith("assigned to `"):
                 name = step.message[len("assigned to "):]
                 break
         place = f"line {where.line}"
         if where.path != self.files[file].path:
             place += f" of {where.path}"
-        what = birth.message
+        what = where.message
         for prefix in ("born from ", "device made by ", "real result of "):
             if what.startswith(prefix):
                 what = "from " + what[len(prefix):]
