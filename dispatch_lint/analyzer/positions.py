@@ -49,6 +49,8 @@ class _Spans(CodegenState):
         if indent:
             self.indent_tokens.append(indent)
         self.spans: dict[cst.CSTNode, Span] = {}
+        #: all of each node's code, whitespace and parentheses included (for its text)
+        self.code_spans: dict[cst.CSTNode, Span] = {}
         self.line = 1
         self.column = 0
         self.starts: list[tuple[int, int]] = []
@@ -74,8 +76,10 @@ class _Spans(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         line, column = self.starts.pop()
+        whole = (line, column, self.line, self.column)
+        self.code_spans[node] = whole
         if node not in self.spans:  # a syntactic range, recorded inside, wins
-            self.spans[node] = (line, column, self.line, self.column)
+            self.spans[node] = whole
 
     def record_syntactic_position(self, node: cst.CSTNode, *,
                                   start_node: cst.CSTNode | None = None,
@@ -335,15 +339,22 @@ class _Placed:
     """One piece of an anchor: spans as if it started at line 1, column 0, and the shift
     that moves them to where the piece really is."""
 
-    spans: dict[cst.CSTNode, Span]
+    generated: _Spans
     line_shift: int
     #: added to columns on the piece's first line (later lines carry their indentation)
     column_shift: int
     #: nodes starting before this line (parentheses before the piece) cannot be placed
     first_line: int
 
+    @property
+    def spans(self) -> dict[cst.CSTNode, Span]:
+        return self.generated.spans
+
     def get(self, node: cst.CSTNode) -> CodeRange | None:
-        span = self.spans.get(node)
+        span = self.shifted(self.generated.spans.get(node))
+        return _code_range(span) if span is not None else None
+
+    def shifted(self, span: Span | None) -> Span | None:
         if span is None or span[0] < self.first_line:
             return None
         line, column, end_line, end_column = span
@@ -351,8 +362,7 @@ class _Placed:
             column += self.column_shift
         if end_line == 1:
             end_column += self.column_shift
-        return CodeRange(CodePosition(line + self.line_shift, column),
-                         CodePosition(end_line + self.line_shift, end_column))
+        return (line + self.line_shift, column, end_line + self.line_shift, end_column)
 
 
 class AnchorPositions:
@@ -371,7 +381,8 @@ class AnchorPositions:
         self._decoded: str | None = None
         self._lines: list[str] | None = None
         self._anchors: dict[cst.CSTNode, list[_Placed]] = {}
-        self._whole: dict[cst.CSTNode, Span] | None = None
+        self._whole: _Placed | None = None
+        self._line_offsets: list[int] | None = None
 
     def position(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None
                  ) -> CodeRange | None:
@@ -379,27 +390,49 @@ class AnchorPositions:
 
         ``anchor`` is the statement whose code holds ``node``; without one, or when the node
         is not inside it, the whole module's positions answer."""
-        if anchor is not None:
-            for placed in self._placed(anchor):
-                found = placed.get(node)
-                if found is not None:
-                    return found
-        if self._whole is None:
-            self._whole = _record(self.module, self.module)
-        span = self._whole.get(node)
-        return _code_range(span) if span is not None else None
+        for placed in self._placed(anchor):
+            found = placed.get(node)
+            if found is not None:
+                return found
+        return None
+
+    def code(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None) -> str | None:
+        """The source text of all of ``node``'s code (its parentheses and the whitespace it
+        owns included: what libcst generates for it alone, up to indentation), found like
+        :meth:`position`; None if it is not in the module."""
+        for placed in self._placed(anchor):
+            span = placed.shifted(placed.generated.code_spans.get(node))
+            if span is not None:
+                return self._text()[self._offset(span[0], span[1]):self._offset(span[2], span[3])]
+        return None
+
+    def _offset(self, line: int, column: int) -> int:
+        offsets = self._line_offsets
+        if offsets is None:
+            offsets = [0]
+            offsets += (m.end() for m in _LINE_BREAK.finditer(self._text()))
+            self._line_offsets = offsets
+        return offsets[line - 1] + column
 
     def anchor_positions(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, CodeRange]:
         """Positions of all the nodes inside ``anchor`` that could be placed through ``ast``."""
         out: dict[cst.CSTNode, CodeRange] = {}
-        for placed in self._placed(anchor):
+        for placed in self._pieces(anchor):
             for node in placed.spans:
                 where = placed.get(node)
                 if where is not None:
                     out[node] = where
         return out
 
-    def _placed(self, anchor: cst.CSTNode) -> list[_Placed]:
+    def _placed(self, anchor: cst.CSTNode | None) -> Iterator[_Placed]:
+        """The anchor's placed pieces, then the whole module (generated on first need)."""
+        if anchor is not None:
+            yield from self._pieces(anchor)
+        if self._whole is None:
+            self._whole = _Placed(_generate(self.module, self.module), 0, 0, 1)
+        yield self._whole
+
+    def _pieces(self, anchor: cst.CSTNode) -> list[_Placed]:
         known = self._anchors.get(anchor)
         if known is None:
             known = self._anchors[anchor] = self._place(anchor)
@@ -413,7 +446,7 @@ class AnchorPositions:
                 if found is not None:
                     return [found]
                 # Not unique: ``ast`` says where it is; the spans do not depend on the block.
-                return self._placed_through_ast(anchor, generated.spans)
+                return self._placed_through_ast(anchor, generated)
         return self._placed_through_ast(anchor)
 
     def _found_in_text(self, generated: _Spans) -> _Placed | None:
@@ -429,11 +462,11 @@ class AnchorPositions:
         line = text.count("\n", 0, offset) + 1
         if "\r" in text:  # old Mac and Windows line breaks: count each break once
             line += text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
-        return _Placed(generated.spans, line - 1, offset - line_start, 1)
+        return _Placed(generated, line - 1, offset - line_start, 1)
 
     def _placed_through_ast(self, anchor: cst.CSTNode,
-                            spans: dict[cst.CSTNode, Span] | None = None) -> list[_Placed]:
-        """The anchor's pieces placed where their ``ast`` twins are (``spans``: the small
+                            generated: _Spans | None = None) -> list[_Placed]:
+        """The anchor's pieces placed where their ``ast`` twins are (``generated``: the small
         statement's own code generation, when already done)."""
         pairs = self._pairing()
         twin = pairs.get(anchor) if pairs is not None else None
@@ -452,16 +485,17 @@ class AnchorPositions:
         for piece, where, name in pieces:
             if name is not None and _name_of(piece) != name:
                 continue
-            shifted = self._shifted(piece, where, indent, spans)
+            shifted = self._shifted(piece, where, indent, generated)
             if shifted is not None:
                 placed.append(shifted)
         return placed
 
     def _shifted(self, piece: cst.CSTNode, where: ast.AST, indent: str,
-                 spans: dict[cst.CSTNode, Span] | None = None) -> _Placed | None:
+                 generated: _Spans | None = None) -> _Placed | None:
         """The piece's spans with the shift to where ``ast`` says it starts, if it checks out."""
-        if spans is None:
-            spans = _record(self.module, piece, indent)
+        if generated is None:
+            generated = _generate(self.module, piece, indent)
+        spans = generated.spans
         first = last = spans.get(piece)
         lpar, rpar = getattr(piece, "lpar", None), getattr(piece, "rpar", None)
         if lpar and rpar and isinstance(where, (ast.Tuple, ast.GeneratorExp)):
@@ -483,7 +517,7 @@ class AnchorPositions:
         end_line = getattr(where, "end_lineno", None)
         if end_line is not None and end_line != last[2] + line_shift:
             return None  # the twins do not end on the same line: not the same code
-        return _Placed(spans, line_shift, column_shift, start_line)
+        return _Placed(generated, line_shift, column_shift, start_line)
 
     def _pairing(self) -> dict[cst.CSTNode, ast.stmt] | None:
         if not self._paired:

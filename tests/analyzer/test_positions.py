@@ -233,3 +233,39 @@ def test_generated_programs_are_placed_exactly(source: str) -> None:
         return  # outside what both parsers accept: the engine never positions such code
     assert_anchors_agree(source)
     assert_anchors_agree(source + "\n" + source)
+
+
+def assert_code_agrees(source: bytes | str) -> None:
+    """The text of every expression and statement an anchor holds is libcst's code for it
+    (up to whitespace, which messages squeeze)."""
+    module = cst.parse_module(source)
+    positions = AnchorPositions(module, source)
+    pairs = statement_pairs(module, ast.parse(source))
+    assert pairs is not None
+    for anchor in pairs:
+        for node in positions.anchor_positions(anchor):
+            if isinstance(node, (cst.BaseExpression, cst.BaseSmallStatement, cst.Arg)):
+                text = positions.code(node, anchor)
+                assert text is not None
+                assert text.split() == cst.Module(body=()).code_for_node(node).split()
+
+
+@pytest.mark.parametrize("path", FIXTURES[::3], ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_code_of_a_node_is_its_source_text(path: Path) -> None:
+    source = path.read_bytes()
+    assert_code_agrees(source)
+    assert_code_agrees(source + b"\n" + source)  # every anchor through ast
+
+
+@pytest.mark.parametrize("source", TRICKY.values(), ids=TRICKY.keys())
+def test_the_code_of_a_node_is_its_source_text_in_tricky_layouts(source: str) -> None:
+    assert_code_agrees(source)
+    assert_code_agrees(source + source)
+
+
+def test_the_code_of_a_node_without_anchor_and_of_a_foreign_node() -> None:
+    source = "x = (\n    f(1,  2)  )\n"
+    module = cst.parse_module(source)
+    positions = AnchorPositions(module, source)
+    assert positions.code(_call_of(module, "f")) == "(\n    f(1,  2)  )"
+    assert positions.code(cst.Name("elsewhere")) is None
