@@ -25,7 +25,7 @@ from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.parse import ParseFailure, check_syntax, parse_module
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
-from dispatch_lint.analyzer.values import Step
+from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
 
 __all__ = ["AnalysisResult", "AnalysisSettings", "SinkSpec", "SourceFile", "analyze"]
@@ -266,19 +266,30 @@ class Reporter:
     def position(self, file: int, node: cst.CSTNode, anchor: cst.CSTNode | None
                  ) -> tuple[int, int, int, int]:
         """Where ``node`` of ``file`` is, found through ``anchor``, the statement holding it."""
-        positions = self._positions.get(file)
-        if positions is None:
-            positions = AnchorPositions(self.files[file].tree, self.sources[file])
-            self._positions[file] = positions
-        where = positions.position(node, anchor)
+        where = self.positions(file).position(node, anchor)
         if where is None:
             return (1, 1, 1, 1)
         start, end = where.start, where.end
         return (start.line, start.column + 1, end.line, end.column + 1)
 
+    def positions(self, file: int) -> AnchorPositions:
+        positions = self._positions.get(file)
+        if positions is None:
+            positions = AnchorPositions(self.files[file].tree, self.sources[file])
+            self._positions[file] = positions
+        return positions
+
+    def message(self, step: Step) -> str:
+        """``step.message``, its code cut from the source rather than generated again."""
+        if "{code}" not in step.template:
+            return step.template
+        text = self.positions(step.file).code(step.node, step.anchor)
+        code = squeeze_code(text) if text is not None else code_of(step.node)
+        return step.template.replace("{code}", code)
+
     def trace_step(self, step: Step) -> TraceStep:
         line, column, _, _ = self.position(step.file, step.node, step.anchor)
-        return TraceStep(self.files[step.file].path, line, column, step.message)
+        return TraceStep(self.files[step.file].path, line, column, self.message(step))
 
     def diagnostic(self, finding: Finding) -> Diagnostic:
         """The diagnostic for ``finding``: its place, its message, its trace."""

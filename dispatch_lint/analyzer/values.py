@@ -37,6 +37,7 @@ __all__ = [
     "Unknown",
     "Value",
     "code_of",
+    "squeeze_code",
     "devices_clash",
 ]
 
@@ -241,6 +242,11 @@ def code_of(node: cst.CSTNode, limit: int = 60) -> str:
         text = cst.Module(body=()).code_for_node(node)
     except Exception:  # noqa: BLE001 - a message must never fail the analysis
         return "..."
+    return squeeze_code(text, limit)
+
+
+def squeeze_code(text: str, limit: int = 60) -> str:
+    """Code as messages show it: on one line, its whitespace squeezed, shortened."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
