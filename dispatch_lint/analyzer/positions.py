@@ -13,6 +13,9 @@ says where each statement and each header expression of a compound statement sta
 Anything that does not fit (statement lists of the two parsers that do not pair up, a node
 outside its anchor, a shift that does not check out) falls back to one position-recording
 code generation of the whole module, so an anchor can make positions cheaper, never wrong.
+
+A node's position also gives its text: messages cut a node's code from the source
+(:meth:`AnchorPositions.code`) instead of generating it again.
 """
 
 from __future__ import annotations
@@ -20,14 +23,14 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
-__all__ = ["AnchorPositions", "NodePositions", "node_positions", "statement_pairs"]
+__all__ = ["AnchorPositions", "node_positions", "statement_pairs"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -133,28 +136,10 @@ def _code_range(span: Span) -> CodeRange:
     return CodeRange(CodePosition(span[0], span[1]), CodePosition(span[2], span[3]))
 
 
-class NodePositions(Mapping[cst.CSTNode, CodeRange]):
-    """Node -> ``CodeRange``, made on lookup: most nodes of a module are never looked up."""
-
-    __slots__ = ("_spans",)
-
-    def __init__(self, spans: dict[cst.CSTNode, Span]) -> None:
-        self._spans = spans
-
-    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        return _code_range(self._spans[node])
-
-    def __iter__(self) -> Iterator[cst.CSTNode]:
-        return iter(self._spans)
-
-    def __len__(self) -> int:
-        return len(self._spans)
-
-
-def node_positions(module: cst.Module) -> NodePositions:
+def node_positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     """Syntactic start/end of every node of ``module`` (lines 1-based, columns 0-based), as
-    libcst's ``PositionProvider`` gives them."""
-    return NodePositions(_record(module, module))
+    libcst's ``PositionProvider`` gives them: the reference anchors are held to."""
+    return {node: _code_range(span) for node, span in _record(module, module).items()}
 
 
 # ----------------------------------------------------------------------- statement pairing
