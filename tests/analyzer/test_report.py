@@ -98,6 +98,31 @@ def test_text_colours_when_forced(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "\x1b[" in out.getvalue()
 
 
+def test_text_without_colour_is_the_coloured_text_without_its_colour_codes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without colour the lines are written directly (fast); with colour rich renders them.
+    # Both must show the same characters, whatever the message or source line holds.
+    import re
+
+    tricky = Diagnostic(
+        "a[b].py", 1, 3, "DL003", "capture-data-read", "error",
+        "Capture tensors hold no data: [bold]t[/bold] \u00e9\u4e2d :smile: \\x", 1, 6,
+        (TraceStep("a[b].py", 1, 3, "read by `f'{t:.3f}'` [red]"),),
+    )
+    report = Report((tricky, *REPORT.diagnostics), files=3)
+    sources = {"a[b].py": b"  \tt.item()  # \xc3\xa9 [x]\n", "train.py": SOURCE}
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    plain = io.StringIO()
+    write_text(report, plain, sources)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    coloured = io.StringIO()
+    write_text(report, coloured, sources)
+    assert "\x1b[" in coloured.getvalue()
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.getvalue()) == plain.getvalue()
+
+
 def test_text_does_not_treat_brackets_in_messages_as_markup() -> None:
     diagnostic = Diagnostic(
         "a[b].py",

@@ -150,22 +150,27 @@ def write_text(
     suppression, and the summary line to ``out``."""
     if report.diagnostics or unused:
         console = _console(out)
+        if console.color_system is None:
+            # No colour (a pipe, a file, NO_COLOR): the same lines without rich's per-line
+            # rendering, which costs more than the analysis on a run with many findings.
+            def emit(line: str | Text) -> None:
+                out.write(f"{line if isinstance(line, str) else line.plain}\n")
+        else:
+            emit = console.print
         decoded: dict[str, list[str]] = {}
         for diagnostic in report.diagnostics:
-            console.print(_header(diagnostic))
+            emit(_header(diagnostic))
             source = sources.get(diagnostic.path)
             if source is not None:
                 lines = decoded.setdefault(diagnostic.path, source_lines(source))
                 for text in _excerpt(diagnostic, lines):
-                    console.print(text)
+                    emit(text)
             for number, step in enumerate(diagnostic.trace, start=1):
-                console.print(
-                    f"  {number}. {step.path}:{step.line}:{step.column}: {step.message}"
-                )
+                emit(f"  {number}. {step.path}:{step.line}:{step.column}: {step.message}")
             for note in diagnostic.notes:
-                console.print(f"  note: {note}")
+                emit(f"  note: {note}")
         for suppression in unused:
-            console.print(
+            emit(
                 f"{suppression.path}:{suppression.line}:{suppression.column}: "
                 f"warning: {suppression.message}"
             )
@@ -174,7 +179,7 @@ def write_text(
             {d.rule for d in report.diagnostics} & RULES_BY_ID.keys()
         ):
             spec = RULES_BY_ID[rule_id]
-            console.print(f"{spec.id} {spec.name}: {spec.url}")
+            emit(f"{spec.id} {spec.name}: {spec.url}")
     out.write(summary_line(report, len(unused)) + "\n")
 
 
