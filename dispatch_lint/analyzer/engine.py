@@ -22,7 +22,7 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
 from dispatch_lint.analyzer.events import Event, Hit
-from dispatch_lint.analyzer.parse import ParseFailure, check_syntax, parse_module
+from dispatch_lint.analyzer.parse import ParseFailure, parse_module, syntax_diagnostic
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
@@ -74,25 +74,6 @@ class AnalysisResult:
     notes: tuple[FileError, ...] = field(default=())
 
 
-def syntax_diagnostic(file: SourceFile) -> Diagnostic | None:
-    """DL000 for ``file`` when CPython cannot compile it."""
-    problem = check_syntax(file.source, file.path)
-    if problem is None:
-        return None
-    spec = rule("DL000")
-    return Diagnostic(
-        path=file.path,
-        line=problem.line,
-        column=problem.column,
-        rule=spec.id,
-        name=spec.name,
-        severity=spec.severity,
-        message=f"{spec.message}: {problem.reason}",
-        end_line=problem.line,
-        end_column=problem.column,
-    )
-
-
 def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = None) -> AnalysisResult:
     """Check ``files`` together (they may import each other) and return what was found."""
     settings = settings or AnalysisSettings()
@@ -101,7 +82,7 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
     notes: list[FileError] = []
     compiled: list[SourceFile] = []
     for file in files:
-        found = syntax_diagnostic(file)
+        found = syntax_diagnostic(file.source, file.path)
         if found is not None:
             diagnostics.append(found)
         else:

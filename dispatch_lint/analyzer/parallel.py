@@ -222,27 +222,9 @@ def analyze_group(
 def check_syntax_only(files: Sequence[FileToCheck]) -> GroupResult:
     """What the engine finds in files that cannot take part in a dispatch flow: CPython's
     syntax errors (DL000), nothing else. Done here so that such runs never load libcst."""
-    from dispatch_lint.analyzer.parse import check_syntax
-    from dispatch_lint.catalog import rule
+    from dispatch_lint.analyzer.parse import syntax_diagnostic
 
-    spec = rule("DL000")
-    found = []
-    for file in files:
-        problem = check_syntax(file.source, file.path)
-        if problem is not None:
-            found.append(
-                Diagnostic(
-                    path=file.path,
-                    line=problem.line,
-                    column=problem.column,
-                    rule=spec.id,
-                    name=spec.name,
-                    severity=spec.severity,
-                    message=f"{spec.message}: {problem.reason}",
-                    end_line=problem.line,
-                    end_column=problem.column,
-                )
-            )
+    found = [d for f in files if (d := syntax_diagnostic(f.source, f.path)) is not None]
     return GroupResult(tuple(sorted(found)))
 
 

@@ -12,10 +12,13 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dispatch_lint.analyzer.diagnostics import Diagnostic
+from dispatch_lint.catalog import rule
+
 if TYPE_CHECKING:  # pragma: no cover
     import libcst
 
-__all__ = ["SyntaxProblem", "check_syntax", "parse_module", "ParseFailure"]
+__all__ = ["ParseFailure", "SyntaxProblem", "check_syntax", "parse_module", "syntax_diagnostic"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,25 @@ def check_syntax(source: bytes, path: str) -> SyntaxProblem | None:
     except MemoryError:
         return SyntaxProblem(1, 1, "too large for CPython to compile")
     return None
+
+
+def syntax_diagnostic(source: bytes, path: str) -> Diagnostic | None:
+    """DL000 for the file at ``path`` when CPython cannot compile ``source``."""
+    problem = check_syntax(source, path)
+    if problem is None:
+        return None
+    spec = rule("DL000")
+    return Diagnostic(
+        path=path,
+        line=problem.line,
+        column=problem.column,
+        rule=spec.id,
+        name=spec.name,
+        severity=spec.severity,
+        message=f"{spec.message}: {problem.reason}",
+        end_line=problem.line,
+        end_column=problem.column,
+    )
 
 
 def parse_module(source: bytes) -> libcst.Module:
