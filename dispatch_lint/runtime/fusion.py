@@ -549,7 +549,10 @@ def _chunk_large_steps(
     def close_run() -> None:
         indices = None
         work = math.prod(run[0].shape) * len(run) if run else 0
-        if work >= threshold:
+        # Only compute-bound runs are worth a second core: a run of generated arithmetic
+        # kernels is bound by memory, and measured on 2-core machines a helper made it
+        # slower (4M float32 8-op chain: 1.66 ms with helpers tried, 1.47 ms without).
+        if work >= threshold and any(_compute_bound(step) for step in run):
             indices = _chunk_indices(values, run, max(2, -(-work // chunk_work)))
         planned.extend(run if indices is None else [_ChunkedSteps(tuple(run), indices)])
         run.clear()
@@ -564,6 +567,14 @@ def _chunk_large_steps(
         run.append(step)
     close_run()
     return tuple(planned)
+
+
+#: NumPy ufuncs whose cost is arithmetic, not memory traffic (SIMD transcendental loops).
+_COMPUTE_BOUND = frozenset({np.exp, np.log, np.tanh, np.power})
+
+
+def _compute_bound(step: _UfuncStep) -> bool:
+    return not step.fused and step.ufunc in _COMPUTE_BOUND
 
 
 #: Chunks start at multiples of this many elements: NumPy's SIMD loops (up to 64 bytes of
