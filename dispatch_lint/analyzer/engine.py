@@ -309,8 +309,11 @@ class Reporter:
         if where.path != self.files[file].path:
             place += f" of {where.path}"
         what = where.message
-        for prefix in ("born from ", "device made by ", "real result of "):
+        for prefix in ("born from ", "device made by ", "device made from ", "real result of "):
             if what.startswith(prefix):
                 what = "from " + what[len(prefix):]
+                break
+        else:
+            what = f"({what})"
         subject = f"{name} was born" if name else "the value was born"
         return f"{subject} at {place} {what}"

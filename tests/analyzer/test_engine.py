@@ -107,3 +107,20 @@ def test_diagnostic_fields_follow_the_catalog() -> None:
     assert "`x` was born at line 2 from `dispatch.placeholder((2,), name='x')`" in diag.message
     assert diag.message.endswith("(DL001 capture-backward).")
     assert [(s.line, s.column) for s in diag.trace] == [(2, 5), (2, 1), (3, 1)]
+
+
+def test_the_message_says_where_the_value_was_born_in_plain_words() -> None:
+    source = (
+        b"from dispatch_lint import runtime as dispatch\n"
+        b"\n"
+        b"def main():\n"
+        b"    cap = dispatch.Capture()\n"
+        b"    x = dispatch.placeholder((2,), device=cap)\n"
+        b"    x.backward()\n"
+        b"    name = 'autodiff:capture'\n"
+        b"    dev = dispatch.device(name)\n"
+    )
+    result = analyze([SourceFile("train.py", source)])
+    messages = {d.line: d.message for d in result.diagnostics}
+    assert "; `x` was born at line 5 from `dispatch.placeholder((2,), device=cap)`." in messages[6]
+    assert "; the value was born at line 8 from the string `'autodiff:capture'` by" in messages[8]
