@@ -21,7 +21,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
-from dispatch_lint.analyzer.events import Event, Hit
+from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
 from dispatch_lint.analyzer.parse import ParseFailure, parse_module, syntax_diagnostic
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
@@ -283,7 +283,7 @@ class Reporter:
             steps = steps[:MAX_TRACE_STEPS // 4] + steps[-(MAX_TRACE_STEPS * 3 // 4):]
         trace = tuple(self.trace_step(s) for s in steps)
         origin = self.origin(trace, event.file)
-        message = f"{spec.message}: {hit.what}"
+        message = f"{spec.message}: {hit.what.replace(SINK_TEXT, self.message(event.sink))}"
         if origin:
             message += f"; {origin}"
         message += f". Fix: {spec.fix} ({spec.id} {spec.name})."

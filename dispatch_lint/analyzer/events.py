@@ -43,10 +43,15 @@ class Event:
     anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
 
 
+#: Stands in a ``Hit.what`` for the sink step's own words ("read by `t.item()`"): the
+#: reporter fills it in, so no code is rendered for verdicts that never become diagnostics.
+SINK_TEXT = "{sink}"
+
+
 @dataclass(frozen=True)
 class Hit:
     """A rule's verdict on one event: the offending atom(s), the trace that explains them
-    (birth ... sink) and a sentence saying what happened."""
+    (birth ... sink) and a sentence saying what happened (may hold ``SINK_TEXT``)."""
 
     rule: str
     culprits: tuple[object, ...]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from dispatch_lint.analyzer.events import Event, Hit
+from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
 from dispatch_lint.analyzer.values import Dev, Ten, Trace, Value
 from dispatch_lint.catalog import RuleSpec
 
@@ -39,7 +39,7 @@ class Rule:
         if event.kind == "user_sink" and event.rule == cls.spec.id:
             for atom, trace in capture_tensors(event.values[0]):
                 yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
-                          f"a capture tensor is {event.sink.message}")
+                          f"a capture tensor is {SINK_TEXT}")
 
 
 def capture_tensors(value: Value) -> Iterator[tuple[Ten, Trace | None]]:

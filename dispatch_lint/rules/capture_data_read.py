@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dispatch_lint.analyzer.events import Event, Hit
+from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
 from dispatch_lint.catalog import rule
 from dispatch_lint.rules.base import Rule, capture_tensors, trace_to_sink
 
@@ -67,5 +67,5 @@ class CaptureDataRead(Rule):
             return
         for atom, trace in capture_tensors(event.values[0]):
             yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
-                      f"a value that may be a capture tensor is {event.sink.message}")
+                      f"a value that may be a capture tensor is {SINK_TEXT}")
             return
