@@ -242,36 +242,11 @@ def _decode(entry: dict[str, Any]) -> GroupResult:
     ``IndexError``) when anything in it has the wrong shape."""
     diagnostics = []
     for item in entry["diagnostics"]:
-        (
-            path,
-            line,
-            column,
-            rule,
-            name,
-            severity,
-            message,
-            end_line,
-            end_column,
-            trace,
-            notes,
-        ) = item
+        *fields, trace, notes = item
         steps = tuple(TraceStep(*_typed(s, (str, int, int, str))) for s in trace)
         diagnostics.append(
             Diagnostic(
-                *_typed(
-                    [
-                        path,
-                        line,
-                        column,
-                        rule,
-                        name,
-                        severity,
-                        message,
-                        end_line,
-                        end_column,
-                    ],
-                    (str, int, int, str, str, str, str, int, int),
-                ),
+                *_typed(fields, (str, int, int, str, str, str, str, int, int)),
                 trace=steps,
                 notes=tuple(_typed(notes, (str,) * len(notes))),
             )
