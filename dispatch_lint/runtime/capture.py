@@ -8,6 +8,7 @@ chains; everything else runs through ``interpret``).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -136,11 +137,18 @@ class Program:
     @property
     def inputs(self) -> dict[str, InputSpec]:
         """The program's inputs by name, in the order they were declared."""
-        return {
-            node.attrs["name"]: InputSpec(node.attrs["name"], node.shape, node.dtype)
-            for node in self.nodes
-            if node.op == "input"
-        }
+        return dict(self._specs())
+
+    def _specs(self) -> dict[str, InputSpec]:
+        # Computed once: ``run`` checks every call's inputs against them.
+        specs = self.cache.get("inputs")
+        if specs is None:
+            specs = self.cache["inputs"] = {
+                node.attrs["name"]: InputSpec(node.attrs["name"], node.shape, node.dtype)
+                for node in self.nodes
+                if node.op == "input"
+            }
+        return specs  # type: ignore[no-any-return]
 
     def run(
         self,
@@ -152,11 +160,7 @@ class Program:
         ``inputs`` maps each input name to an array, a list or a real tensor. Returns one
         tensor for a one-output program, else a tuple; results are never capture tensors.
         """
-        from dispatch_lint.runtime.backends import kernels_for, numba_backend
-        from dispatch_lint.runtime.devices import NumPy
-        from dispatch_lint.runtime.devices import device as to_device
-        from dispatch_lint.runtime.tensor import from_array
-
+        NumPy, to_device, from_array, kernels_for, numba_backend = _run_helpers()
         target = NumPy() if device is None else to_device(device)
         if target.is_capture:
             raise ValueError(
@@ -167,14 +171,14 @@ class Program:
         base = target._base
         results = None
         if base.kind == "numba":
-            backend = numba_backend()
-            run_program = getattr(backend, "run_program", None)
+            run_program = getattr(numba_backend(), "run_program", None)
             if run_program is not None:
                 results = run_program(self, arrays)
         if results is None:
             results = interpret(self, arrays, kernels_for(base))
-        tensors = tuple(from_array(np.asarray(r), target) for r in results)
-        return tensors[0] if len(tensors) == 1 else tensors
+        if len(results) == 1:
+            return from_array(np.asarray(results[0]), target)
+        return tuple(from_array(np.asarray(r), target) for r in results)
 
     def _check_inputs(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         from dispatch_lint.runtime.tensor import Tensor
@@ -184,11 +188,11 @@ class Program:
                 f"Program.run takes inputs as a dict of name -> array, got "
                 f"{type(inputs).__name__}"
             )
-        specs = self.inputs
-        unknown = sorted(set(inputs) - set(specs), key=str)
+        specs = self._specs()
+        unknown = [name for name in inputs if name not in specs]
         if unknown:
             raise ValueError(
-                f"unknown program input(s) {', '.join(map(repr, unknown))}; "
+                f"unknown program input(s) {', '.join(map(repr, sorted(unknown, key=str)))}; "
                 f"the program takes {_names(specs)}"
             )
         missing = [name for name in specs if name not in inputs]
@@ -256,6 +260,18 @@ def _names(specs: Mapping[str, InputSpec]) -> str:
     if not specs:
         return "no inputs"
     return ", ".join(f"{s.name!r} {s.shape} {s.dtype}" for s in specs.values())
+
+
+@functools.cache
+def _run_helpers() -> tuple[Any, ...]:
+    """What ``Program.run`` needs from modules that import this one, imported on first use
+    (once: an import statement in ``run`` itself costs microseconds on every call)."""
+    from dispatch_lint.runtime.backends import kernels_for, numba_backend
+    from dispatch_lint.runtime.devices import NumPy
+    from dispatch_lint.runtime.devices import device as to_device
+    from dispatch_lint.runtime.tensor import from_array
+
+    return NumPy, to_device, from_array, kernels_for, numba_backend
 
 
 def _conform(name: str, value: Any, spec: InputSpec) -> np.ndarray:

@@ -10,12 +10,17 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
   over memory (``fusion_codegen``);
 - transcendental functions (exp, log, tanh, general pow) run as NumPy ufuncs: NumPy's SIMD
   loops beat Numba's scalar libm calls several times over (measured in issue 5), so they are
-  never fused; a lone arithmetic node runs as its NumPy ufunc too, which needs no compile;
+  never fused; a lone arithmetic node runs as its NumPy ufunc too, which needs no compile,
+  except a lone ``sqrt``: NumPy's float32 and float64 sqrt loops measured 2x slower than a
+  generated one here (1e5 float32: 35 us against 18.5 us), and IEEE sqrt is exact, so both
+  give the same bits;
 - matmuls, reductions and shape ops run as kernels of the device's kernel table;
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place;
 - consecutive element-wise steps over one large shape run chunk by chunk, each chunk through
-  all the steps, on every core when that times faster (``fusion_threads``; else whole):
+  all the steps, on every core when that times faster (``fusion_threads``; else whole; a
+  run of arithmetic is bound by memory, and whether a second core still pays depends on the
+  machine's memory bandwidth and load, so every large run is timed both ways):
   ufuncs release the GIL, chunks write disjoint ranges, so the result is the whole-array one
   bit for bit. Reductions and matmuls are never split.
 
@@ -95,10 +100,11 @@ _UFUNCS: dict[str, np.ufunc] = {
     "relu": np.maximum,
 }
 #: Work is counted in element-steps: a run of 4 steps over 1e5 elements is 4e5 of them.
-#: A run of element-wise steps of at least this much work runs in chunks. An estimate:
-#: waking a helper takes tens of microseconds; 2^18 element-steps take 65 (float32 add) to
-#: 100 (tanh) microseconds.
-CHUNK_THRESHOLD = 1 << 18
+#: A run of element-wise steps of at least this much work runs in chunks (about 0.4 ms of
+#: work). Measured on 2 idle cores: at 4e5 element-steps (tanh-exp-sqrt-log over 1e5 float32,
+#: 0.16 ms) a helper made the run 0.7-0.8x as fast, as waking it and meeting it cost more
+#: than its share; from about 4e6 it pays 1.5-1.8x.
+CHUNK_THRESHOLD = 1 << 20
 #: Work per chunk, about: enough that the Python cost of a chunk (a microsecond or two per
 #: ufunc call) stays a few percent, small enough for several chunks per thread, which
 #: evens the threads' shares when one of them is slowed down.
@@ -464,13 +470,21 @@ def plan_program(
     free: list[int] = []
     live: list[int] = []  # storage roots currently holding a slot
 
-    def take_slot(index: int) -> int | None:
+    def take_slot(index: int, generated: bool) -> int | None:
         value = values[index]
         if fresh[index]:
             return None
-        # Values whose last reader is this step are dead once it has read them: an
-        # element-wise ufunc may overwrite its own input, so their slots are free here.
-        for root in [r for r in live if last_use[r] <= index]:
+        # Values whose last reader is this step are dead once it has read them: a NumPy
+        # ufunc may overwrite its own input, so their slots are free here. Not so for a
+        # generated kernel: Numba's loop checks its pointers for aliasing and, finding the
+        # output on an input, runs unvectorised (4M float32 sqrt in place: 5.5 ms, against
+        # 0.72 ms into another buffer).
+        dead = [
+            r
+            for r in live
+            if last_use[r] < index or (last_use[r] == index and not generated)
+        ]
+        for root in dead:
             live.remove(root)
             free.append(slot_of[root])
         for position, slot in enumerate(free):
@@ -490,11 +504,12 @@ def plan_program(
             continue
         if fusable[index]:
             members = _group(values, absorbed, index)
-            if len(members) > 1:
+            generated = len(members) > 1 or value.op == "sqrt"
+            if generated:
                 ufunc, arguments = _fused_kernel(values, members)
             else:
                 ufunc, arguments = _single_ufunc(values, value)
-            slot = take_slot(index)
+            slot = take_slot(index, generated)
             steps.append(
                 _UfuncStep(
                     ufunc,
@@ -503,12 +518,12 @@ def plan_program(
                     slot,
                     value.shape,
                     value.dtype,
-                    len(members) > 1,
+                    generated,
                 )
             )
         elif value.op in _UFUNCS:
             ufunc, arguments = _single_ufunc(values, value)
-            slot = take_slot(index)
+            slot = take_slot(index, generated=False)
             steps.append(
                 _UfuncStep(ufunc, arguments, index, slot, value.shape, value.dtype)
             )
@@ -549,10 +564,11 @@ def _chunk_large_steps(
     def close_run() -> None:
         indices = None
         work = math.prod(run[0].shape) * len(run) if run else 0
-        # Only compute-bound runs are worth a second core: a run of generated arithmetic
-        # kernels is bound by memory, and measured on 2-core machines a helper made it
-        # slower (4M float32 8-op chain: 1.66 ms with helpers tried, 1.47 ms without).
-        if work >= threshold and any(_compute_bound(step) for step in run):
+        # Memory-bound runs (generated arithmetic) are chunked too: measured on an idle 2-core
+        # machine, the 4M float32 8-op chain ran in 1.0 ms on two cores against 1.4-1.6 ms on
+        # one; on a loaded one a helper lost. The run's policy times both ways and keeps the
+        # faster.
+        if work >= threshold:
             indices = _chunk_indices(values, run, max(2, -(-work // chunk_work)))
         planned.extend(run if indices is None else [_ChunkedSteps(tuple(run), indices)])
         run.clear()
@@ -567,14 +583,6 @@ def _chunk_large_steps(
         run.append(step)
     close_run()
     return tuple(planned)
-
-
-#: NumPy ufuncs whose cost is arithmetic, not memory traffic (SIMD transcendental loops).
-_COMPUTE_BOUND = frozenset({np.exp, np.log, np.tanh, np.power})
-
-
-def _compute_bound(step: _UfuncStep) -> bool:
-    return not step.fused and step.ufunc in _COMPUTE_BOUND
 
 
 #: Chunks start at multiples of this many elements: NumPy's SIMD loops (up to 64 bytes of

@@ -19,7 +19,7 @@ from dispatch_lint.runtime import fusion, fusion_threads
 from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
 
 # Large enough that the default plan chunks the element-wise steps over (ROWS, COLS).
-ROWS, COLS = 1030, 260
+ROWS, COLS = 4100, 260
 assert ROWS * COLS >= fusion.CHUNK_THRESHOLD
 RNG = np.random.default_rng(30)
 INPUTS = {
@@ -150,7 +150,7 @@ def test_without_helpers_a_chunked_run_computes_whole_arrays(
 
 def test_chunking_follows_the_work_of_a_run_not_the_size_of_a_step() -> None:
     cap = dispatch.Capture()
-    x = dispatch.placeholder((100_000,), device=cap, name="x", dtype="float32")
+    x = dispatch.placeholder((300_000,), device=cap, name="x", dtype="float32")
     one_pass = dispatch.export(x * 2.0 + 1.0)
     four_passes = dispatch.export(x.tanh().exp().sqrt().log())
     plans = [
