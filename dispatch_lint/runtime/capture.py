@@ -144,7 +144,9 @@ class Program:
         specs = self.cache.get("inputs")
         if specs is None:
             specs = self.cache["inputs"] = {
-                node.attrs["name"]: InputSpec(node.attrs["name"], node.shape, node.dtype)
+                node.attrs["name"]: InputSpec(
+                    node.attrs["name"], node.shape, node.dtype
+                )
                 for node in self.nodes
                 if node.op == "input"
             }
