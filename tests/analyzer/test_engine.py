@@ -124,3 +124,14 @@ def test_the_message_says_where_the_value_was_born_in_plain_words() -> None:
     messages = {d.line: d.message for d in result.diagnostics}
     assert "; `x` was born at line 5 from `dispatch.placeholder((2,), device=cap)`." in messages[6]
     assert "; the value was born at line 8 from the string `'autodiff:capture'` by" in messages[8]
+
+
+def test_parsing_skips_node_validation_only_while_it_parses() -> None:
+    import libcst as cst
+
+    from dispatch_lint.analyzer.parse import parse_module
+
+    source = GOOD.source + b"y = [a for a in (1, 2) if a]\n"
+    assert parse_module(source).deep_equals(cst.parse_module(source))
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")  # a hand-built node is still checked afterwards
