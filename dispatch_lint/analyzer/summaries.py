@@ -139,7 +139,8 @@ class Unit:
     read (heap slots, callee summaries) and what it found."""
 
     stamp: int
-    reads: set[object] = field(default_factory=set)
+    #: each heap slot or summary it read, with the clock when it first read it
+    reads: dict[object, int] = field(default_factory=dict)
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
 
 
@@ -230,17 +231,17 @@ class Program:
         self.unit_stack.append(unit)
 
     def outdated(self, key: object) -> bool:
-        """Whether the unit ``key`` must be (re)analysed: never done, or it read something
-        that changed since."""
+        """Whether the unit ``key`` must be (re)analysed: never done, or something changed
+        after it first read it (what it wrote itself before reading it does not count)."""
         unit = self.units.get(key)
         if unit is None:
             return True
         changed_at = self.changed_at
-        return any(changed_at.get(dep, -1) >= unit.stamp for dep in unit.reads)
+        return any(changed_at.get(dep, -1) >= first for dep, first in unit.reads.items())
 
     def note_read(self, dep: object) -> None:
         if self.unit_stack:
-            self.unit_stack[-1].reads.add(dep)
+            self.unit_stack[-1].reads.setdefault(dep, self.clock)
 
     def note_change(self, dep: object) -> None:
         self.changed = True
@@ -535,13 +536,16 @@ class Program:
         subclass's override and each instance's fields stay its own)."""
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
                                    context)
-        self.note_read(("s", key))
+        dep = ("s", key)
         if key in self.done or key in self.in_progress:
+            self.note_read(dep)
             return self.summaries.get(key, EMPTY_SUMMARY)
         if info.file in self.errors:
+            self.note_read(dep)
             return EMPTY_SUMMARY
         if key in self.summaries and not self.outdated(key):
             self.done.add(key)
+            self.note_read(dep)
             return self.summaries[key]
         self.in_progress.add(key)
         self.begin_unit(key)
@@ -559,8 +563,11 @@ class Program:
         self.done.add(key)
         old = self.summaries.get(key)
         if old is None or old.signature() != summary.signature():
-            self.note_change(("s", key))
+            self.note_change(dep)
         self.summaries[key] = summary
+        # Read once made: the caller goes on with this very summary, so only a later change
+        # (recursion settling, a later round) makes the caller outdated.
+        self.note_read(dep)
         return summary
 
     def _summarize(self, info: FuncInfo, closure: Closure | None,

@@ -444,3 +444,30 @@ def test_two_instances_of_a_class_keep_their_fields_apart() -> None:
         """,
     }
     assert found(run(sources)) == marks(sources)
+
+
+def test_units_are_not_analysed_again_for_what_they_wrote_or_called_themselves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dispatch_lint.analyzer import summaries
+
+    analysed: list[object] = []
+    begin_unit = summaries.Program.begin_unit
+
+    def counting(program: summaries.Program, key: object) -> None:
+        analysed.append(key)
+        begin_unit(program, key)
+
+    monkeypatch.setattr(summaries.Program, "begin_unit", counting)
+    result = run({"app.py": RT + """
+        def fit(t):
+            return t.backward()
+
+        x = dispatch.placeholder((2,), name="x")
+        y = x * 2
+        fit(y)  # expect: DL001
+    """})
+    assert [(d.line, d.rule) for d in result.diagnostics] == [(8, "DL001")]
+    # The module's globals are written before they are read, and `fit` is summarised
+    # before the module goes on with its summary: nothing is outdated after the first round.
+    assert len(analysed) == len(set(map(repr, analysed))) == 2
