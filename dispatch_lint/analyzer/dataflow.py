@@ -757,13 +757,20 @@ class FunctionRun:
     def expr_SimpleString(self, node: cst.SimpleString, state: State) -> Value:
         if len(node.value) > 40:
             return Value.of(UNKNOWN)  # device names are short; docstrings are not
-        try:
-            text = node.evaluated_value
-        except Exception:  # noqa: BLE001 - odd literals are just unknown strings
-            return Value.of(UNKNOWN)
+        text = _plain_string_value(node.value)
+        if text is None:
+            try:
+                text = node.evaluated_value
+            except Exception:  # noqa: BLE001 - odd literals are just unknown strings
+                return Value.of(UNKNOWN)
         if isinstance(text, str) and len(text) < 40:
             return Value.of(Str(text))
         return Value.of(UNKNOWN)
+
+    def expr_Integer(self, node: cst.Integer, state: State) -> Value:
+        return Value.of(UNKNOWN)  # a leaf: nothing inside to evaluate
+
+    expr_Float = expr_Imaginary = expr_Ellipsis = expr_Integer
 
     def expr_FormattedString(self, node: cst.FormattedString, state: State) -> Value:
         for part in node.parts:
@@ -1540,6 +1547,15 @@ def _flat(value: Value) -> Value:
         (Closure(a.key, (), a.no_capture) if isinstance(a, Closure) else a): t
         for a, t in value.items()
     })
+
+
+def _plain_string_value(literal: str) -> str | None:
+    """The value of a string literal without prefix, escapes or carriage returns (most
+    literals: the text between its quotes), else None; ``literal_eval`` would compile it."""
+    if literal[0] not in "'\"" or "\\" in literal or "\r" in literal:
+        return None
+    quotes = 3 if len(literal) >= 6 and literal[:3] in ("'''", '"""') else 1
+    return literal[quotes:-quotes]
 
 
 def _has_pairing(atom: Sym) -> bool:

@@ -292,6 +292,13 @@ CASES: dict[str, str] = {
         def main():
             Holder(dispatch.placeholder((2,))).read()
     """,
+    "device_strings_in_every_quoting": '''
+        for name in ("capture", 'capture', """capture""", r"capture", "\\x63apture"):
+            dispatch.zeros((2,), device=name).numpy()  # expect: DL003
+        dispatch.zeros((2,), device=b"capture").numpy()
+        dispatch.zeros((2,), device='capture' if False else "numpy").numpy()
+        dispatch.zeros((2,), device=f"capture").numpy()
+    ''',
 }
 
 
