@@ -341,3 +341,26 @@ def test_github_escapes_properties_and_data() -> None:
         "title=DL000 syntax-error::50%25 bad%0D%0Aline"
         "%0ASee https://github.com/dispatch-lint/dispatch-lint#dl000-syntax-error\n"
     )
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {},
+        [],
+        {"diagnostics": [], "files": 0},
+        {"trace": [{"message": "é \u2028 \"q\" \\ \n\t\x01 `x`"}], "nested": [[], [{}]]},
+        [1, -2, 2.5, 1e100, True, False, None, "s", (3, 4)],
+        {1: "int key", True: "bool key", None: "null key", 2.5: "float key"},
+    ],
+)
+def test_json_is_written_exactly_as_the_standard_library_indents_it(document: object) -> None:
+    from dispatch_lint.analyzer.report.json import dumps_indented
+
+    assert dumps_indented(document) == json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def test_json_report_text_is_the_standard_librarys() -> None:
+    report = Report((_capture_backward(), _capture_backward()), files=3)
+    document = json.loads(to_json(report))
+    assert to_json(report) == json.dumps(document, indent=2, ensure_ascii=False)

@@ -8,11 +8,12 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, Report
 
-__all__ = ["SCHEMA_VERSION", "diagnostic_to_json", "to_json"]
+__all__ = ["SCHEMA_VERSION", "diagnostic_to_json", "dumps_indented", "to_json"]
 
 #: Bumped only when a key changes meaning or disappears.
 SCHEMA_VERSION = 1
@@ -49,4 +50,38 @@ def to_json(report: Report) -> str:
         "files": report.files,
         "diagnostics": [diagnostic_to_json(d) for d in report.diagnostics],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False)
+    return dumps_indented(document)
+
+
+def dumps_indented(document: Any) -> str:
+    """``json.dumps(document, indent=2, ensure_ascii=False)``, the same text, written here:
+    the standard library's indenting encoder is pure Python, a seventh of a warm run."""
+    parts: list[str] = []
+    _write(document, "\n", parts)
+    return "".join(parts)
+
+
+def _write(value: Any, newline: str, parts: list[str]) -> None:
+    """``value`` appended to ``parts``; ``newline`` starts a line at its indentation."""
+    if isinstance(value, str):
+        parts.append(encode_basestring(value))
+    elif isinstance(value, dict) and value:
+        inner = newline + "  "
+        separator = "{" + inner
+        for key, item in value.items():
+            # Keys that are not strings become strings as json writes them: 1 -> "1".
+            name = key if isinstance(key, str) else json.dumps(key)
+            parts.append(f"{separator}{encode_basestring(name)}: ")
+            _write(item, inner, parts)
+            separator = "," + inner
+        parts.append(newline + "}")
+    elif isinstance(value, (list, tuple)) and value:
+        inner = newline + "  "
+        separator = "[" + inner
+        for item in value:
+            parts.append(separator)
+            _write(item, inner, parts)
+            separator = "," + inner
+        parts.append(newline + "]")
+    else:  # numbers, booleans, None, empty containers
+        parts.append(json.dumps(value))

@@ -9,7 +9,6 @@ per-file errors as tool execution notifications. Suppressed findings are include
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path, PurePath
@@ -17,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, Report
+from dispatch_lint.analyzer.report.json import dumps_indented
 from dispatch_lint.analyzer.report.rule_docs import all_rule_docs
 from dispatch_lint.catalog import HOME_URL
 
@@ -159,7 +159,7 @@ def to_sarif(
         "results": results,
     }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False)
+    return dumps_indented(log)
 
 
 def _invocation(errors: Sequence[FileError]) -> dict[str, Any]:
