@@ -145,6 +145,8 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 
 def statements_of(body: cst.BaseSuite | Sequence[cst.CSTNode]) -> Sequence[cst.CSTNode]:
     """The statements of a suite, small statements of one-line suites included."""
+    if isinstance(body, tuple):  # most often: a suite's own statements
+        return body
     if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
         return body.body
     return body
@@ -243,7 +245,10 @@ class FunctionRun:
 
     def fresh_closures(self, value: Value, state: State) -> Value:
         """Closures read by name capture the current values of their free variables."""
-        if not any(isinstance(a, Closure) and not a.captured for a in value):
+        for atom in value:  # a loop, not any(): this runs for every name read
+            if isinstance(atom, Closure) and not atom.captured:
+                break
+        else:
             return value
         out: dict[object, Trace | None] = {}
         for atom, trace in value.items():
