@@ -432,17 +432,37 @@ class AnchorPositions:
                     return [found]
                 # Not unique: ``ast`` says where it is; the spans do not depend on the block.
                 return self._placed_through_ast(anchor, generated)
+        if isinstance(anchor, cst.FunctionDef):
+            found = self._parameters_found_in_text(anchor)
+            if found is not None:
+                return [found]
         return self._placed_through_ast(anchor)
 
-    def _found_in_text(self, generated: _Spans) -> _Placed | None:
+    def _parameters_found_in_text(self, function: cst.FunctionDef) -> _Placed | None:
+        """A def's parameters (what traces through a function point at) placed by searching
+        the source for its header up to them, ``def name(a, b=1``, when that occurs once."""
+        spaces = (function.whitespace_after_def, function.whitespace_after_name,
+                  function.whitespace_before_params)
+        if not all(isinstance(space, cst.SimpleWhitespace) for space in spaces):
+            return None
+        after_def, after_name, before_params = (s.value for s in spaces)  # type: ignore
+        generated = _generate(self.module, function.params)
+        if generated.indented:
+            return None
+        header = f"def{after_def}{function.name.value}{after_name}({before_params}"
+        return self._found_in_text(generated, header)
+
+    def _found_in_text(self, generated: _Spans, before: str = "") -> _Placed | None:
         """A statement placed by searching the source for its code, which needs no ``ast``:
         code that occurs exactly once in the module can only be the statement's own.
-        ``generated`` is its code generation, which must not depend on its block."""
-        code = "".join(generated.tokens)
+        ``generated`` is its code generation, which must not depend on its block; ``before``
+        is the source text right before it, searched with it."""
+        code = before + "".join(generated.tokens)
         text = self._text()
         offset = text.find(code)
         if not code.strip() or offset < 0 or text.find(code, offset + 1) >= 0:
             return None
+        offset += len(before)
         line_start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
         line = text.count("\n", 0, offset) + 1
         if "\r" in text:  # old Mac and Windows line breaks: count each break once

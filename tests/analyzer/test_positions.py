@@ -126,6 +126,22 @@ TRICKY = {
         "else: e = 3\n"
     ),
     "windows line endings": "def f():\r\n    x = (\r\n        1)\r\n    return g(x)\r\n",
+    "def headers found in the text, repeated in it, or split over lines": (
+        "def f(a, b=(1,\n"
+        "            2)):\n"
+        "    return 'def g( x ,y'\n"
+        "def g( x ,y):\n"
+        "    pass\n"
+        "class C:\n"
+        "    def m(\n"
+        "        self,\n"
+        "        x,\n"
+        "    ):\n"
+        "        pass\n"
+        "    async def n(self, *, k: 'int' = 3) -> None: pass\n"
+        "def \\\n"
+        "  h(a): pass\n"
+    ),
     "tab indentation": "def f():\n\tif x:\n\t\ty = (1,\n\t\t     2)\n",
 }
 
