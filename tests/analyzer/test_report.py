@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import io
 import json
 from pathlib import Path
@@ -352,6 +353,7 @@ def test_github_escapes_properties_and_data() -> None:
         {"trace": [{"message": "é \u2028 \"q\" \\ \n\t\x01 `x`"}], "nested": [[], [{}]]},
         [1, -2, 2.5, 1e100, True, False, None, "s", (3, 4)],
         {1: "int key", False: "bool key", None: "null key", 2.5: "float key"},
+        [type("Name", (str,), {})("é"), enum.IntEnum("Level", "LOW HIGH").HIGH],
     ],
 )
 def test_json_is_written_exactly_as_the_standard_library_indents_it(document: object) -> None:
