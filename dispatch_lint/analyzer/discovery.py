@@ -122,14 +122,46 @@ def _ancestor_gitignores(folder: Path) -> list[_IgnoreFile]:
 def module_name(location: Path) -> str | None:
     """The dotted module name of the file at ``location`` (absolute): its package folders
     (those with ``__init__.py``) up to the first one without, then its own name."""
+    return _module_name(location, {})
+
+
+def _module_name(location: Path, packages: dict[Path, tuple[str, ...]]) -> str | None:
+    """:func:`module_name`, with the package names of the folders seen so far in
+    ``packages`` (a run asks about every file of a folder)."""
     parts = [] if location.name == "__init__.py" else [location.stem]
-    folder = location.parent
-    while (folder / "__init__.py").is_file() and folder != folder.parent:
-        parts.append(folder.name)
-        folder = folder.parent
+    parts.extend(_package_names(location.parent, packages))
     if not parts or not all(part.isidentifier() for part in parts):
         return None
     return ".".join(reversed(parts))
+
+
+def _package_names(folder: Path, known: dict[Path, tuple[str, ...]]) -> tuple[str, ...]:
+    """``folder``'s name and those of the package folders around it, innermost first, as
+    long as each holds an ``__init__.py`` (a loop: package chains may be deep)."""
+    chain: list[Path] = []
+    while folder not in known:
+        if not (folder / "__init__.py").is_file() or folder == folder.parent:
+            known[folder] = ()
+            break
+        chain.append(folder)
+        folder = folder.parent
+    names = known[folder]
+    for package in reversed(chain):
+        names = (package.name, *names)
+        known[package] = names
+    return names
+
+
+def _real_path(location: Path, real_folders: dict[Path, str]) -> str:
+    """``os.path.realpath(location)``; a file that is not a link is where the real path of
+    its folder says, and that is resolved once per folder."""
+    if os.path.islink(location):
+        return os.path.realpath(location)
+    folder = location.parent
+    real = real_folders.get(folder)
+    if real is None:
+        real = real_folders[folder] = os.path.realpath(folder)
+    return os.path.join(real, location.name)
 
 
 def _display(given: str, relative: str) -> str:
@@ -226,6 +258,8 @@ def discover(
     )
     found: dict[Path, DiscoveredFile] = {}
     errors: list[FileError] = []
+    real_folders: dict[Path, str] = {}
+    packages: dict[Path, tuple[str, ...]] = {}
     for given in paths:
         location = Path(os.path.abspath(os.path.join(cwd, given)))
         try:
@@ -261,8 +295,9 @@ def discover(
             errors.append(FileError(given, "not a regular file or folder"))
             continue
         for display, file_location in walked:
-            key = Path(os.path.realpath(file_location))
+            key = Path(_real_path(file_location, real_folders))
             if key not in found:
-                found[key] = DiscoveredFile(display, file_location, module_name(key))
+                module = _module_name(key, packages)
+                found[key] = DiscoveredFile(display, file_location, module)
     files = sorted(found.values(), key=lambda f: f.path)
     return Discovery(files=tuple(files), errors=tuple(errors))

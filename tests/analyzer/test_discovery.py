@@ -182,3 +182,18 @@ def test_force_exclude_drops_explicit_files_the_config_excludes(in_tmp: Path) ->
     named = ["generated/deep/g.py", "gen_x.py", "src/m.py"]
     assert _found(named, **options) == sorted(named)
     assert _found(named, force_exclude=True, **options) == ["src/m.py"]
+
+
+def test_links_are_named_by_where_they_lead(in_tmp: Path) -> None:
+    _touch(in_tmp, "pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "top.py")
+    os.symlink(in_tmp / "pkg" / "sub" / "mod.py", in_tmp / "alias.py")
+    os.mkdir(in_tmp / "other")
+    os.symlink(in_tmp / "pkg", in_tmp / "other" / "linked")
+    found = {f.path: f.module for f in discover(["alias.py", "other", "."]).files}
+    # The link and the file it leads to are one file, named after the real one.
+    assert found == {
+        "alias.py": "pkg.sub.mod",
+        "other/linked/__init__.py": "pkg",
+        "other/linked/sub/__init__.py": "pkg.sub",
+        "top.py": "top",
+    }
