@@ -197,6 +197,9 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
     needles = [b"dispatch_lint"]
     for name in (*settings.sources, *settings.sanitizers, *(s.name for s in settings.sinks)):
         needles.append(name.rsplit(".", 1)[-1].encode())
+    seeds = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
+    if len(seeds) == len(files):
+        return list(files)  # every file is a seed: no links to follow
     by_word: dict[bytes, list[int]] = {}
     for index, file in enumerate(files):
         for part in modules[file.path].split("."):
@@ -212,7 +215,7 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
                     if other != index:
                         links[index].add(other)
                         links[other].add(index)
-    todo = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
+    todo = seeds
     seen = set(todo)
     while todo:
         index = todo.pop()
