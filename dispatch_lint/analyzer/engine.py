@@ -250,11 +250,11 @@ class Reporter:
     def position(self, file: int, node: cst.CSTNode, anchor: cst.CSTNode | None
                  ) -> tuple[int, int, int, int]:
         """Where ``node`` of ``file`` is, found through ``anchor``, the statement holding it."""
-        where = self.positions(file).position(node, anchor)
-        if where is None:
+        span = self.positions(file).span(node, anchor)
+        if span is None:
             return (1, 1, 1, 1)
-        start, end = where.start, where.end
-        return (start.line, start.column + 1, end.line, end.column + 1)
+        line, column, end_line, end_column = span
+        return (line, column + 1, end_line, end_column + 1)
 
     def positions(self, file: int) -> AnchorPositions:
         positions = self._positions.get(file)

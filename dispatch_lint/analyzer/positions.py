@@ -81,8 +81,7 @@ class _Spans(CodegenState):
         line, column = self.starts.pop()
         whole = (line, column, self.line, self.column)
         self.code_spans[node] = whole
-        if node not in self.spans:  # a syntactic range, recorded inside, wins
-            self.spans[node] = whole
+        self.spans.setdefault(node, whole)  # a syntactic range, recorded inside, wins
 
     def record_syntactic_position(self, node: cst.CSTNode, *,
                                   start_node: cst.CSTNode | None = None,
@@ -375,10 +374,15 @@ class AnchorPositions:
 
         ``anchor`` is the statement whose code holds ``node``; without one, or when the node
         is not inside it, the whole module's positions answer."""
+        span = self.span(node, anchor)
+        return _code_range(span) if span is not None else None
+
+    def span(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None) -> Span | None:
+        """:meth:`position` as a plain tuple (start line, column, end line, end column)."""
         for placed in self._placed(anchor):
-            found = placed.get(node)
-            if found is not None:
-                return found
+            span = placed.shifted(placed.spans.get(node))
+            if span is not None:
+                return span
         return None
 
     def code(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None) -> str | None:
