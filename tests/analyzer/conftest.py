@@ -13,7 +13,7 @@ _real_analyze = engine.analyze
 
 
 def backward_finder(
-    files: Sequence[engine.SourceFile], settings: object = None
+    files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
 ) -> engine.AnalysisResult:
     """A stand-in engine for front-end stories, so they do not depend on the data flow:
     DL001 on every line calling ``.backward()``, with a two-step trace (line 1, then the
@@ -21,7 +21,7 @@ def backward_finder(
     engine."""
     if any(b"BOOM" in f.source for f in files):
         raise RecursionError("maximum recursion depth exceeded")
-    found = list(_real_analyze(files, None).diagnostics)
+    found = list(_real_analyze(files, None, syntax).diagnostics)  # type: ignore[arg-type]
     for file in files:
         for number, line in enumerate(file.source.decode("utf-8", "replace").splitlines(), 1):
             column = line.find(".backward()")

@@ -44,10 +44,10 @@ def analysed(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     calls: list[list[str]] = []
 
     def recording(
-        files: Sequence[engine.SourceFile], settings: object = None
+        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
     ) -> engine.AnalysisResult:
         calls.append(sorted(f.path for f in files))
-        return _real_analyze(files, settings)  # type: ignore[arg-type]
+        return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine, "analyze", recording)
     return calls

@@ -134,11 +134,11 @@ def test_two_jobs_use_worker_processes(
     pids = tmp_path / "pids.txt"
 
     def recording(
-        files: Sequence[engine.SourceFile], settings: object = None
+        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
     ) -> engine.AnalysisResult:
         with pids.open("a") as out:
             out.write(f"{os.getpid()}\n")
-        return _real_analyze(files, settings)  # type: ignore[arg-type]
+        return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine, "analyze", recording)
     check_paths([str(tmp_path)], Config(), jobs=2)
@@ -154,10 +154,10 @@ def test_a_small_run_stays_in_process(
     seen: list[int] = []
 
     def recording(
-        files: Sequence[engine.SourceFile], settings: object = None
+        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
     ) -> engine.AnalysisResult:
         seen.append(os.getpid())
-        return _real_analyze(files, settings)  # type: ignore[arg-type]
+        return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine, "analyze", recording)
     report = check_paths([str(tmp_path)], Config(), jobs=8).report
@@ -188,11 +188,11 @@ def test_a_worker_that_dies_costs_only_its_own_files(
     (tmp_path / "doomed.py").write_text("import dispatch_lint\n# CRASH\n")
 
     def crashing(
-        files: Sequence[engine.SourceFile], settings: object = None
+        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
     ) -> engine.AnalysisResult:
         if any(b"CRASH" in f.source for f in files):
             os._exit(3)  # only ever in a worker process: the pool is forced on
-        return _real_analyze(files, settings)  # type: ignore[arg-type]
+        return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
 
     expected = check_paths([str(tmp_path)], Config(), jobs=2).report
     monkeypatch.setattr(engine, "analyze", crashing)
@@ -219,3 +219,34 @@ def test_progress_counts_checked_files_up_to_all(
     assert counts == sorted(counts)
     assert counts[-1] == report.files
     assert len(counts) > 2
+
+
+def test_files_are_compiled_in_a_row_before_they_are_analysed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dispatch_lint.analyzer import parse
+
+    events: list[tuple[str, ...]] = []
+    real_check = parse.syntax_diagnostic
+
+    def checking(source: bytes, path: str):  # type: ignore[no-untyped-def]
+        events.append(("compile", path))
+        return real_check(source, path)
+
+    def analysing(
+        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
+    ) -> engine.AnalysisResult:
+        events.append(("analyse", *(f.path for f in files)))
+        return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parse, "syntax_diagnostic", checking)
+    monkeypatch.setattr(engine, "syntax_diagnostic", checking)
+    monkeypatch.setattr(engine, "analyze", analysing)
+    files = [
+        parallel.FileToCheck("bad.py", b"import dispatch_lint\nx = (\n", "bad"),
+        parallel.FileToCheck("ok.py", b"import dispatch_lint\nfrom bad import x\n", "ok"),
+    ]
+    results = parallel.run_groups(parallel.import_groups(files, [b"dispatch_lint"]), None, 1)
+    # Each file once, all before the analysis: the engine is handed the verdicts.
+    assert events == [("compile", "bad.py"), ("compile", "ok.py"), ("analyse", "bad.py", "ok.py")]
+    assert [d.rule for r in results for d in r.diagnostics] == ["DL000"]
