@@ -104,9 +104,12 @@ def _nodes_unvalidated() -> Iterator[None]:
     ``_validate``), which is for trees built by hand: the nodes its parser builds from code
     CPython accepted are valid by construction, and checking them again costs about a sixth
     of a parse. Nodes made in the meantime (by this process only) skip that check too."""
-    from libcst._nodes.base import CSTNode
+    from libcst import CSTNode
 
-    validate = CSTNode.__dict__["__post_init__"]
+    validate = CSTNode.__dict__.get("__post_init__")
+    if validate is None:  # a libcst that validates elsewhere: parse as it is
+        yield
+        return
     CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
     try:
         yield
