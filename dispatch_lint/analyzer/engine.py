@@ -16,6 +16,8 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -27,6 +29,9 @@ from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.rules.base import Rule
 
 __all__ = ["AnalysisResult", "AnalysisSettings", "SinkSpec", "SourceFile", "analyze"]
 
@@ -146,11 +151,16 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
 
 def judge(event: Event) -> Iterable[Hit]:
     """Every rule's verdict on ``event``."""
+    for rule_class in _rules_judging(event.kind):
+        yield from rule_class.check(event)
+
+
+@cache
+def _rules_judging(kind: str) -> tuple[type[Rule], ...]:
+    """The rules that judge events of ``kind``, in catalog order (asked once per kind)."""
     from dispatch_lint.rules import ALL_RULES
 
-    for rule_class in ALL_RULES:
-        if event.kind in rule_class.events:
-            yield from rule_class.check(event)
+    return tuple(rule_class for rule_class in ALL_RULES if kind in rule_class.events)
 
 
 def user_model(settings: AnalysisSettings) -> model.Model:
