@@ -7,7 +7,8 @@ A captured ``Program`` is planned once per (program, input shapes and dtypes):
   its arithmetic fuses with its neighbours;
 - maximal trees of element-wise arithmetic (a node joins its consumer's tree when that is its
   only consumer and it is not a program output) become ONE generated Numba ufunc, one pass
-  over memory (``fusion_codegen``);
+  over memory (``fusion_codegen``); a 2-d tree reading an argument broadcast along its rows
+  or columns (even a lone bias add) becomes a generated loop kernel instead;
 - transcendental functions (exp, log, tanh, general pow) run as NumPy ufuncs: NumPy's SIMD
   loops beat Numba's scalar libm calls several times over (measured in issue 5), so they are
   never fused; a lone arithmetic node runs as its NumPy ufunc too, which needs no compile,
@@ -48,6 +49,7 @@ from dispatch_lint.runtime.fusion_codegen import (
     kernel_counters,
     kernel_source,
     literal,
+    loop_kernel_source,
 )
 
 __all__ = [
@@ -504,7 +506,12 @@ def plan_program(
             continue
         if fusable[index]:
             members = _group(values, absorbed, index)
-            generated = len(members) > 1 or value.op == "sqrt"
+            generated = (
+                len(members) > 1
+                or value.op == "sqrt"
+                or _loop_indices(values, index, _group_arguments(values, members))
+                is not None
+            )
             if generated:
                 ufunc, arguments = _fused_kernel(values, members)
             else:
@@ -662,28 +669,67 @@ def _cast_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
+def _inlined(values: list[_Value], source: int) -> bool:
+    """Whether a generated kernel writes this value as a literal (a 0-d constant)."""
+    const = values[source].const
+    return const is not None and const.shape == () and const.dtype in FUSABLE_DTYPES
+
+
+def _group_arguments(values: list[_Value], members: list[int]) -> tuple[int, ...]:
+    """The values a group's kernel takes as arguments, in the order it takes them."""
+    inside = set(members)
+    arguments: dict[int, None] = {}
+    for index in members:
+        for source in values[index].inputs:
+            if source not in inside and not _inlined(values, source):
+                arguments.setdefault(source)
+    return tuple(arguments)
+
+
+def _loop_indices(
+    values: list[_Value], root: int, arguments: tuple[int, ...]
+) -> tuple[str, ...] | None:
+    """How a loop kernel reads each argument (see ``loop_kernel_source``), when the group
+    writes a 2-d result and some argument is broadcast along its rows or columns; else None
+    (a ufunc kernel, whose inner loop then runs over whole rows or the whole array)."""
+    shape = values[root].shape
+    if len(shape) != 2 or 0 in shape:
+        return None
+    rows, cols = shape
+    indices = []
+    for argument in arguments:
+        own = values[argument].shape
+        if len(own) == 1:
+            indices.append("j" if own[0] == cols else "0")
+        elif len(own) == 2:
+            row = "i" if own[0] == rows else "0"
+            indices.append(f"{row}, {'j' if own[1] == cols else '0'}")
+        else:
+            return None
+    if all(values[a].shape == shape for a in arguments):
+        return None
+    return tuple(indices)
+
+
 def _fused_kernel(
     values: list[_Value], members: list[int]
-) -> tuple[np.ufunc, tuple[int, ...]]:
+) -> tuple[Callable[..., np.ndarray], tuple[int, ...]]:
     """Generate (or reuse) the kernel of a group; returns it with its argument values."""
     position = {index: n for n, index in enumerate(members)}
-    arguments: dict[int, int] = {}
+    arguments = {
+        source: n for n, source in enumerate(_group_arguments(values, members))
+    }
     terms = []
     for index in members:
         value = values[index]
         refs: list[tuple[str, object]] = []
         for source in value.inputs:
-            const = values[source].const
             if source in position:
                 refs.append(("t", position[source]))
-            elif (
-                const is not None
-                and const.shape == ()
-                and const.dtype in FUSABLE_DTYPES
-            ):
-                refs.append(("c", literal(const)))
+            elif _inlined(values, source):
+                refs.append(("c", literal(values[source].const)))  # type: ignore[arg-type]
             else:
-                refs.append(("a", arguments.setdefault(source, len(arguments))))
+                refs.append(("a", arguments[source]))
         exponent = _unrolled_exponent(values, value) if value.op == "pow" else None
         if exponent is not None:
             refs = refs[:1]
@@ -696,9 +742,12 @@ def _fused_kernel(
                 exponent,
             )
         )
-    argument_dtypes = tuple(values[i].dtype for i in arguments)
-    ufunc = compiled_kernel(kernel_source(tuple(terms), argument_dtypes))
-    return ufunc, tuple(arguments)
+    loop = _loop_indices(values, members[-1], tuple(arguments))
+    if loop is not None:
+        source = loop_kernel_source(tuple(terms), loop)
+    else:
+        source = kernel_source(tuple(terms), tuple(values[i].dtype for i in arguments))
+    return compiled_kernel(source), tuple(arguments)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -127,13 +127,15 @@ def test_replay_on_numba_equals_numpy(program: dispatch.Program) -> None:
     assert_generated_kernels_write_apart(program)
 
 
-def assert_generated_kernels_write_apart(program: dispatch.Program) -> None:
+def assert_generated_kernels_write_apart(
+    program: dispatch.Program, arrays: dict[str, np.ndarray] = INPUTS
+) -> None:
     """Runs the program's plan step by step and checks that no generated kernel writes into
     memory it reads (Numba's loop would then run unvectorised)."""
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
     values = list(plan._template)
     for index, name in plan._inputs:
-        values[index] = INPUTS[name]
+        values[index] = arrays[name]
     workspace: list[np.ndarray | None] = [None] * len(plan.slots)
     with np.errstate(all="ignore"):
         for step in plan._flat_steps():
@@ -264,3 +266,51 @@ def test_a_buffer_read_inside_a_fused_group_lives_until_the_group_runs() -> None
     program = dispatch.export(doubled + b, squashed)
     arrays = inputs_of(program)
     assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
+
+
+def loop_kernels(plan: fusion.ProgramPlan) -> int:
+    """How many steps run a generated loop kernel (a compiled function, not a ufunc)."""
+    return sum(
+        1
+        for step in plan._flat_steps()
+        if isinstance(step, fusion._UfuncStep)
+        and step.fused
+        and not isinstance(step.ufunc, np.ufunc)
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [("row", (5,)), ("row2d", (1, 5)), ("column", (4, 1)), ("one", (1,))],
+)
+def test_a_2d_group_with_a_broadcast_argument_runs_as_a_loop_kernel(
+    name: str, shape: tuple[int, ...]
+) -> None:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((4, 5), device=cap, name="x", dtype="float32")
+    b = dispatch.placeholder(shape, device=cap, name=name, dtype="float32")
+    w = dispatch.placeholder((5, 5), device=cap, name="w", dtype="float32")
+    # A lone bias add after a matmul, and a fused group reading the same bias.
+    program = dispatch.export(((x @ w + b).tanh() * 2.0 - b) / b)
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    assert loop_kernels(plan) == 2
+    rng = np.random.default_rng(7)
+    arrays = {
+        "x": rng.standard_normal((4, 5)).astype(np.float32),
+        "w": rng.standard_normal((5, 5)).astype(np.float32),
+        # zeros: the loop divides as NumPy does (inf and nan, no ZeroDivisionError)
+        name: np.where(rng.random(shape) < 0.3, 0, rng.standard_normal(shape)).astype(
+            np.float32
+        ),
+    }
+    assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
+    assert_generated_kernels_write_apart(program, arrays)
+
+
+def test_groups_at_full_shape_and_beyond_2d_stay_ufuncs() -> None:
+    cap = dispatch.Capture()
+    x, y, _, _ = placeholders(cap)
+    cube = dispatch.placeholder((2, 4, 5), device=cap, name="c", dtype="float32")
+    program = dispatch.export(x * 2.0 + x, cube * 2.0 + y)
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    assert (plan.fused_kernels, loop_kernels(plan)) == (2, 0)
