@@ -136,7 +136,7 @@ def assert_generated_kernels_write_apart(
     values = list(plan._template)
     for index, name in plan._inputs:
         values[index] = arrays[name]
-    workspace: list[np.ndarray | None] = [None] * len(plan.slots)
+    workspace: list[np.ndarray | None] = [None] * plan._workspace_size
     with np.errstate(all="ignore"):
         for step in plan._flat_steps():
             if isinstance(step, fusion._UfuncStep) and step.fused:
@@ -314,3 +314,34 @@ def test_groups_at_full_shape_and_beyond_2d_stay_ufuncs() -> None:
     program = dispatch.export(x * 2.0 + x, cube * 2.0 + y)
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
     assert (plan.fused_kernels, loop_kernels(plan)) == (2, 0)
+
+
+def test_a_large_result_is_reused_only_once_nothing_holds_it() -> None:
+    size = fusion.RECYCLE_BYTES // 4
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((size,), device=cap, name="x", dtype="float32")
+    program = dispatch.export(x * 2.0 + 1.0)
+    numba = dispatch.Numba()
+
+    def run(value: float) -> dispatch.Tensor:
+        result = program.run({"x": np.full(size, value, np.float32)}, device=numba)
+        assert isinstance(result, dispatch.Tensor)
+        return result
+
+    def address(tensor: dispatch.Tensor) -> int:
+        return int(tensor.numpy().ctypes.data)
+
+    first = run(1.0)
+    kept = address(first)
+    second = run(2.0)  # ``first`` is held: a new array
+    assert address(second) != kept
+    assert (first.numpy() == 3.0).all() and (second.numpy() == 5.0).all()
+    kept = address(second)
+    del first, second
+    third = run(3.0)  # nothing holds the last array: it is written again
+    assert address(third) == kept and (third.numpy() == 7.0).all()
+    view, exported = third.numpy()[1:], memoryview(third.numpy())
+    del third
+    fourth = run(4.0)  # a view and a buffer export hold it
+    assert address(fourth) != kept
+    assert (view == 7.0).all() and exported[0] == 7.0 and (fourth.numpy() == 9.0).all()
