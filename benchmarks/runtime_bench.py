@@ -3,7 +3,8 @@
 Every figure is a ratio against a baseline measured in the same run: the cases of one table
 row are timed in turn, round after round (interleaved, so a noisy neighbour hits them alike),
 and the median of the rounds is kept. The first run of each program on ``Numba()`` (planning
-plus compiling, into a fresh kernel cache) is timed separately and never mixed in.
+plus compiling, into a fresh kernel cache) is timed separately and never mixed in, and the
+next few runs, in which the plan learns whether helper threads pay, are not timed.
 
     python benchmarks/runtime_bench.py           # sizes 1e4..4e6, float32 and float64
     python benchmarks/runtime_bench.py --quick   # fewer sizes and rounds
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import tempfile
 import time
@@ -35,7 +37,7 @@ def interleaved(cases: dict[str, Case], rounds: int) -> dict[str, float]:
     """Median seconds per call of each case, timing the cases in turn for ``rounds`` rounds.
 
     Fast cases are timed in batches (calibrated to about 2 ms) so the clock's resolution and
-    the loop itself do not dominate. Each round starts one case later than the last.
+    the loop itself do not dominate. Each round times the cases in a new (seeded) order.
     """
     batch = {}
     for name, case in cases.items():
@@ -46,12 +48,13 @@ def interleaved(cases: dict[str, Case], rounds: int) -> dict[str, float]:
         batch[name] = max(1, min(10_000, int(2e-3 / once)))
     samples: dict[str, list[float]] = {name: [] for name in cases}
     names = list(cases)
-    for round_number in range(rounds):
-        # The order turns every round: a case timed right after a large eager run finds its
-        # inputs evicted from the cache (4M float32: about 0.25 ms more), and each case
-        # should pay that as often as the others.
-        shift = round_number % len(names)
-        for name in names[shift:] + names[:shift]:
+    shuffle = random.Random(0).shuffle
+    for _ in range(rounds):
+        # A new order every round: a case timed right after a large eager run finds its
+        # inputs evicted from the cache (4M float32: about 0.3 ms more), and each case
+        # should follow each other case as often as the others do.
+        shuffle(names)
+        for name in names:
             case, count = cases[name], batch[name]
             start = time.perf_counter()
             for _ in range(count):
@@ -148,6 +151,12 @@ WORKLOADS = {
 # Sections.
 
 
+#: Replays run before a program is timed, after its first run: enough for the helper
+#: policy to time its chunked runs with and without helpers and retry the slower way once
+#: (``fusion_threads.HelperPolicy``), as a program replayed many times has.
+SETTLING_RUNS = 16
+
+
 def helper_gain(program) -> str:  # type: ignore[no-untyped-def]
     """Seconds alone / with helpers of the program's first chunked run, as its plan's policy
     last timed them ("-": nothing chunked, or not timed both ways yet)."""
@@ -187,6 +196,9 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
                 np.testing.assert_allclose(
                     replayed.numpy(), expected, rtol=1e-4, atol=1e-5
                 )
+                # Warm-up: the plan's helper policy times its first runs both ways.
+                for _ in range(SETTLING_RUNS):
+                    work.program.run(work.inputs, device=numba)
                 whole = fusion.plan_program(
                     work.program.nodes,
                     work.program.outputs,

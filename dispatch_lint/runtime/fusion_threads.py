@@ -90,21 +90,29 @@ class _Task:
 class HelperPolicy:
     """Whether helpers join the runs of one workload, chosen by timing it both ways.
 
-    Each chunked run reports its seconds and whether helpers joined. Runs are taken in
+    Each chunked run reports its seconds and whether helpers joined; the very first run is
+    not counted (it starts the helpers and touches fresh buffers). Runs are taken in
     windows of ``window`` runs, all one way; a window's median updates that way's figure
     (averaged with the previous one, so one noisy window decides less). The next window
     runs the faster way, except that the slower way is timed again after ``explore_every``
-    windows without it, since the machine's load changes; each retry that loses again
-    doubles that wait (up to 16 times), as a retry of helpers on a busy machine can stall.
-    One policy per workload (a plan's chunked run of steps), so both ways time the same work.
+    windows without it, since the first figures may be unlucky and the machine's load
+    changes; each retry that loses again doubles that wait (up to ``max_wait`` windows),
+    as a retry of helpers on a busy machine can stall. One policy per workload (a plan's
+    chunked run of steps), so both ways time the same work.
     """
 
-    # Windows of 3: a median that one outlier does not move, and only 6 runs to time both
-    # ways at first; retrying the slower way every 10 windows costs a few percent.
-    def __init__(self, window: int = 3, explore_every: int = 10) -> None:
+    # Windows of 3: a median that one outlier does not move, and only 7 runs to time both
+    # ways at first. The first retries come soon (a first window that met a busy core would
+    # otherwise decide for 30 runs: measured), then back off to one retry in 64 windows,
+    # which costs a few percent at most.
+    def __init__(
+        self, window: int = 3, explore_every: int = 1, max_wait: int = 64
+    ) -> None:
         self.window = window
         self.explore_every = explore_every
+        self.max_wait = max_wait
         self._lock = threading.Lock()
+        self._started = False  # the first run was seen (and not counted)
         self.joining = True  # the way of the current window
         self._samples: list[float] = []
         #: way -> seconds per run (averaged over windows)
@@ -120,6 +128,9 @@ class HelperPolicy:
     def record(self, joined: bool, seconds: float) -> None:
         """Account one run that took ``seconds``."""
         with self._lock:
+            if not self._started:
+                self._started = True
+                return
             if joined != self.joining:
                 return  # started before the last switch
             self._samples.append(seconds)
@@ -141,9 +152,7 @@ class HelperPolicy:
         if self._retrying:
             lost = faster != way
             self._wait = (
-                min(self._wait * 2, self.explore_every * 16)
-                if lost
-                else self.explore_every
+                min(self._wait * 2, self.max_wait) if lost else self.explore_every
             )
             self._retrying, self._waited = False, 0
         else:

@@ -302,6 +302,7 @@ def run_windows(
 
 def test_the_policy_keeps_the_faster_way_and_retries_the_other_less_and_less() -> None:
     policy = fusion_threads.HelperPolicy(window=3, explore_every=3)
+    policy.record(True, 50.0)  # the first run (helpers starting) is not counted
     ways = run_windows(policy, {True: 1.0, False: 2.0}, 12)
     # Timed both ways first, then helpers; alone again after 3 windows, then after 6.
     T, F = True, False
@@ -311,8 +312,18 @@ def test_the_policy_keeps_the_faster_way_and_retries_the_other_less_and_less() -
     assert ways[-4:].count(False) >= 3
 
 
+def test_the_policy_retries_soon_at_first_then_less_and_less() -> None:
+    policy = fusion_threads.HelperPolicy(window=1, max_wait=4)
+    policy.record(True, 50.0)
+    ways = run_windows(policy, {True: 1.0, False: 2.0}, 16)
+    T, F = True, False
+    # Waits of 1, 2 and 4 windows between retries, then at most 4.
+    assert ways == [T, F, T, F, T, T, F, T, T, T, T, F, T, T, T, T]
+
+
 def test_the_policy_times_runs_of_its_own_way_only() -> None:
     policy = fusion_threads.HelperPolicy(window=2)
+    policy.record(True, 50.0)  # the first run: not counted
     policy.record(False, 9.0)  # started before a switch: not counted
     policy.record(True, 1.0)
     policy.record(True, 3.0)
@@ -326,7 +337,7 @@ def test_plans_time_their_chunked_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
     policy = plan.steps[0].policy  # type: ignore[union-attr]
     arrays = {name: INPUTS[name] for name in program.inputs}
-    for _ in range(2 * policy.window):
+    for _ in range(1 + 2 * policy.window):  # the first run is not counted
         plan.run(arrays)
     assert set(policy.costs) == {True, False}
 
