@@ -5,6 +5,7 @@ cache, and a run over files that never use the runtime, load neither libcst nor 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,29 @@ def test_the_light_syntax_check_agrees_with_the_engine() -> None:
         (d.message, d.end_line, d.end_column) for d in judged.diagnostics
     ]
     assert len(light.diagnostics) == 6
+
+
+def test_a_cached_text_report_into_a_pipe_loads_no_rich(tmp_path: Path) -> None:
+    # Colour is only for terminals; rendering findings through rich (or importing it) would
+    # cost a warm run more than its analysis.
+    (tmp_path / "train.py").write_text(
+        "from dispatch_lint import runtime as dispatch\n\n"
+        'dispatch.ones((2,), device="capture").backward()\n'
+    )
+    probe = PROBE.replace(repr(HEAVY), repr((*HEAVY, "rich")))
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=tmp_path,
+            capture_output=True,
+            check=False,
+            env=env,
+            text=True,
+            timeout=120,
+        )
+        for _ in range(2)
+    ]
+    assert runs[1].stdout == runs[0].stdout
+    assert "train.py:3:1: DL001" in runs[1].stdout
+    assert runs[1].stderr.strip() == "1 []"

@@ -16,10 +16,11 @@ Colour comes from rich and only when the output is a terminal (rich honours ``NO
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, Report
@@ -28,7 +29,6 @@ from dispatch_lint.catalog import RULES_BY_ID
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
-    from rich.text import Text
 
 __all__ = ["source_lines", "summary_line", "write_statistics", "write_text"]
 
@@ -83,6 +83,10 @@ def summary_line(report: Report, unused: int = 0) -> str:
     return line
 
 
+#: A line as pieces of text, each with its rich style (None: unstyled).
+Line = list[tuple[str, str | None]]
+
+
 def _console(out: TextIO) -> Console:
     from rich.console import Console
 
@@ -90,23 +94,30 @@ def _console(out: TextIO) -> Console:
     return Console(file=out, highlight=False, soft_wrap=True, emoji=False, markup=False)
 
 
-def _header(diagnostic: Diagnostic) -> Text:
-    from rich.text import Text
+def _never_coloured(out: TextIO) -> bool:
+    """Whether rich would write ``out`` without colour, decided without importing rich: the
+    output is not a terminal and neither ``TTY_COMPATIBLE`` nor ``FORCE_COLOR`` says
+    otherwise. (When this says False, rich's own console decides.)"""
+    if os.environ.get("TTY_COMPATIBLE") or os.environ.get("FORCE_COLOR") is not None:
+        return False
+    isatty = getattr(out, "isatty", None)
+    try:
+        return isatty is None or not isatty()
+    except ValueError:  # a closed file
+        return True
 
-    text = Text()
-    text.append(
-        f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:", style="bold"
-    )
-    text.append(" ")
+
+def _header(diagnostic: Diagnostic) -> Line:
     style = "bold yellow" if diagnostic.severity == "warning" else "bold red"
-    text.append(diagnostic.rule, style=style)
-    text.append(f" {diagnostic.message}")
-    return text
+    return [
+        (f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:", "bold"),
+        (" ", None),
+        (diagnostic.rule, style),
+        (f" {diagnostic.message}", None),
+    ]
 
 
-def _excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[Text]:
-    from rich.text import Text
-
+def _excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[Line]:
     if not 1 <= diagnostic.line <= len(lines):
         return []
     # One character in, one character out, so that the caret stays under the column: tabs
@@ -133,11 +144,13 @@ def _excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[Text]:
         width = max(1, min(width, _EXCERPT_WIDTH - (start - len(prefix) - 1)))
     number = str(diagnostic.line)
     gutter = " " * len(number)
-    caret = Text(f" {gutter} | ", style="blue")
-    caret.append(" " * (start - 1) + "^" * max(width, 1), style="bold red")
-    source = Text(f" {number} | ", style="blue")
-    source.append(line)
-    return [source, caret]
+    return [
+        [(f" {number} | {line}", "blue")],
+        [
+            (f" {gutter} | ", "blue"),
+            (" " * (start - 1) + "^" * max(width, 1), "bold red"),
+        ],
+    ]
 
 
 def write_text(
@@ -149,24 +162,19 @@ def write_text(
     """Write every finding (with its source excerpt and numbered trace), every unused
     suppression, and the summary line to ``out``."""
     if report.diagnostics or unused:
-        console = _console(out)
-        if console.color_system is None:
-            # No colour (a pipe, a file, NO_COLOR): the same lines without rich's per-line
-            # rendering, which costs more than the analysis on a run with many findings.
-            def emit(line: str | Text) -> None:
-                out.write(f"{line if isinstance(line, str) else line.plain}\n")
-        else:
-            emit = console.print
+        emit = _emitter(out)
         decoded: dict[str, list[str]] = {}
         for diagnostic in report.diagnostics:
             emit(_header(diagnostic))
             source = sources.get(diagnostic.path)
             if source is not None:
                 lines = decoded.setdefault(diagnostic.path, source_lines(source))
-                for text in _excerpt(diagnostic, lines):
-                    emit(text)
+                for line in _excerpt(diagnostic, lines):
+                    emit(line)
             for number, step in enumerate(diagnostic.trace, start=1):
-                emit(f"  {number}. {step.path}:{step.line}:{step.column}: {step.message}")
+                emit(
+                    f"  {number}. {step.path}:{step.line}:{step.column}: {step.message}"
+                )
             for note in diagnostic.notes:
                 emit(f"  note: {note}")
         for suppression in unused:
@@ -181,6 +189,27 @@ def write_text(
             spec = RULES_BY_ID[rule_id]
             emit(f"{spec.id} {spec.name}: {spec.url}")
     out.write(summary_line(report, len(unused)) + "\n")
+
+
+def _emitter(out: TextIO) -> Callable[[str | Line], None]:
+    """Writes one line, plain or styled, to ``out``: through rich when it colours the
+    output, else as plain text (rich's per-line rendering, and even importing it, costs
+    more than a cached run's analysis when there are many findings)."""
+    if not _never_coloured(out):
+        console = _console(out)
+        if console.color_system is not None:
+            from rich.text import Text
+
+            def styled(line: str | Line) -> None:
+                console.print(line if isinstance(line, str) else Text.assemble(*line))
+
+            return styled
+
+    def plain(line: str | Line) -> None:
+        text = line if isinstance(line, str) else "".join(piece for piece, _ in line)
+        out.write(f"{text}\n")
+
+    return plain
 
 
 def write_statistics(report: Report, out: TextIO) -> None:
