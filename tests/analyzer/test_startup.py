@@ -90,7 +90,11 @@ def test_a_cached_text_report_into_a_pipe_loads_no_rich(tmp_path: Path) -> None:
         'dispatch.ones((2,), device="capture").backward()\n'
     )
     probe = PROBE.replace(repr(HEAVY), repr((*HEAVY, "rich")))
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")
+    }
     runs = [
         subprocess.run(
             [sys.executable, "-c", probe],
