@@ -107,8 +107,15 @@ def test_text_without_colour_is_the_coloured_text_without_its_colour_codes(
     import re
 
     tricky = Diagnostic(
-        "a[b].py", 1, 3, "DL003", "capture-data-read", "error",
-        "Capture tensors hold no data: [bold]t[/bold] \u00e9\u4e2d :smile: \\x", 1, 6,
+        "a[b].py",
+        1,
+        3,
+        "DL003",
+        "capture-data-read",
+        "error",
+        "Capture tensors hold no data: [bold]t[/bold] \u00e9\u4e2d :smile: \\x",
+        1,
+        6,
         (TraceStep("a[b].py", 1, 3, "read by `f'{t:.3f}'` [red]"),),
     )
     report = Report((tricky, *REPORT.diagnostics), files=3)
@@ -350,19 +357,49 @@ def test_github_escapes_properties_and_data() -> None:
         {},
         [],
         {"diagnostics": [], "files": 0},
-        {"trace": [{"message": "é \u2028 \"q\" \\ \n\t\x01 `x`"}], "nested": [[], [{}]]},
+        {"trace": [{"message": 'é \u2028 "q" \\ \n\t\x01 `x`'}], "nested": [[], [{}]]},
         [1, -2, 2.5, 1e100, True, False, None, "s", (3, 4)],
         {1: "int key", False: "bool key", None: "null key", 2.5: "float key"},
         [type("Name", (str,), {})("é"), enum.IntEnum("Level", "LOW HIGH").HIGH],
     ],
 )
-def test_json_is_written_exactly_as_the_standard_library_indents_it(document: object) -> None:
+def test_json_is_written_exactly_as_the_standard_library_indents_it(
+    document: object,
+) -> None:
     from dispatch_lint.analyzer.report.json import dumps_indented
 
-    assert dumps_indented(document) == json.dumps(document, indent=2, ensure_ascii=False)
+    assert dumps_indented(document) == json.dumps(
+        document, indent=2, ensure_ascii=False
+    )
 
 
-def test_json_report_text_is_the_standard_librarys() -> None:
-    report = Report((_capture_backward(), _capture_backward()), files=3)
-    document = json.loads(to_json(report))
+_UNTRACED = Diagnostic(
+    'dir/é "q".py',
+    10,
+    2,
+    "DL000",
+    "syntax-error",
+    "error",
+    "bad \\ line\n\t\x01 \u2028 中",
+    10,
+    3,
+)
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        Report((), files=0),
+        Report((_UNTRACED,), files=1),
+        Report((_capture_backward(), _UNTRACED, _capture_backward("b.py")), files=3),
+    ],
+)
+def test_json_report_text_is_the_standard_librarys(report: Report) -> None:
+    from dispatch_lint.analyzer.report.json import diagnostic_to_json
+
+    document = {
+        "version": 1,
+        "files": report.files,
+        "diagnostics": [diagnostic_to_json(d) for d in report.diagnostics],
+    }
     assert to_json(report) == json.dumps(document, indent=2, ensure_ascii=False)

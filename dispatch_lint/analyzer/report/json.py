@@ -44,13 +44,40 @@ def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def to_json(report: Report) -> str:
-    """The whole report as a JSON document (indented, keys in schema order)."""
-    document = {
-        "version": SCHEMA_VERSION,
-        "files": report.files,
-        "diagnostics": [diagnostic_to_json(d) for d in report.diagnostics],
-    }
-    return dumps_indented(document)
+    """The whole report as a JSON document (indented, keys in schema order): the text
+    ``dumps_indented`` writes for it, each finding written from one template."""
+    head = f'{{\n  "version": {SCHEMA_VERSION},\n  "files": {int(report.files)},\n  "diagnostics": '
+    if not report.diagnostics:
+        return head + "[]\n}"
+    findings = ",\n    ".join(_finding(d) for d in report.diagnostics)
+    return f"{head}[\n    {findings}\n  ]\n}}"
+
+
+def _finding(d: Diagnostic) -> str:
+    """One finding as ``dumps_indented`` writes it at the depth of the report's list."""
+    if d.trace:
+        steps = ",\n        ".join(
+            f'{{\n          "path": {encode_basestring(s.path)},'
+            f'\n          "line": {int(s.line)},'
+            f'\n          "column": {int(s.column)},'
+            f'\n          "message": {encode_basestring(s.message)}\n        }}'
+            for s in d.trace
+        )
+        trace = f"[\n        {steps}\n      ]"
+    else:
+        trace = "[]"
+    return (
+        f'{{\n      "rule": {encode_basestring(d.rule)},'
+        f'\n      "name": {encode_basestring(d.name)},'
+        f'\n      "severity": {encode_basestring(d.severity)},'
+        f'\n      "path": {encode_basestring(d.path)},'
+        f'\n      "line": {int(d.line)},'
+        f'\n      "column": {int(d.column)},'
+        f'\n      "end_line": {int(d.end_line)},'
+        f'\n      "end_column": {int(d.end_column)},'
+        f'\n      "message": {encode_basestring(d.message)},'
+        f'\n      "trace": {trace}\n    }}'
+    )
 
 
 def dumps_indented(document: Any) -> str:
