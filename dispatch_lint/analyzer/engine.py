@@ -11,10 +11,12 @@ diagnostic or a trace step points into.
 
 from __future__ import annotations
 
+import gc
 import posixpath
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
@@ -85,7 +87,45 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
 
     ``syntax`` holds CPython's verdicts (:func:`syntax_diagnostic`) on files the caller has
     checked already, by path: compilations run faster in a row than between analyses."""
-    settings = settings or AnalysisSettings()
+    with _rare_collections():
+        return _analyze(files, settings or AnalysisSettings(), syntax)
+
+
+#: The allocations between two young-generation collections while analysing (CPython: 700).
+_YOUNG_THRESHOLD = 100_000
+
+
+@contextmanager
+def _rare_collections() -> Iterator[None]:
+    """Garbage collection kept off the parsed trees while analysing: a large group's trees
+    are millions of long-lived objects, which every older-generation collection would walk
+    again (measured: 285 files of 230 lines that import each other, 12.2 s -> 7.9 s; the
+    analysis makes few cycles, its peak memory is the same without any collection).
+
+    Young collections are made rarer, and :func:`_keep_parsed` moves what exists after each
+    parse out of the collector's sight (``gc.freeze``); all is restored afterwards. A process
+    that froze objects itself, or a nested use, is left as it is."""
+    before = gc.get_threshold()
+    if before[0] >= _YOUNG_THRESHOLD or gc.get_freeze_count():
+        yield
+        return
+    gc.set_threshold(_YOUNG_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+
+
+def _keep_parsed() -> None:
+    """Inside :func:`_rare_collections`: what exists now (the trees parsed so far) lives
+    until the analysis ends; collections stop walking it."""
+    if gc.get_threshold()[0] == _YOUNG_THRESHOLD:
+        gc.freeze()
+
+
+def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
+             syntax: Mapping[str, Diagnostic | None] | None) -> AnalysisResult:
     diagnostics: list[Diagnostic] = []
     errors: list[FileError] = []
     notes: list[FileError] = []
@@ -112,6 +152,7 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
         except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
             errors.append(FileError(file.path, f"internal error: {type(exc).__name__}: {exc}"))
             continue
+        _keep_parsed()
         sources.append(file.source)
         parsed.append(FileInfo(len(parsed), file.path, modules[file.path],
                                posixpath.basename(file.path.replace("\\", "/")) == "__init__.py",

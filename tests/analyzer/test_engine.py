@@ -135,3 +135,33 @@ def test_parsing_skips_node_validation_only_while_it_parses() -> None:
     assert parse_module(source).deep_equals(cst.parse_module(source))
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")  # a hand-built node is still checked afterwards
+
+
+def _capture_backward_file() -> SourceFile:
+    return SourceFile(
+        "train.py",
+        b"from dispatch_lint import runtime as dispatch\n"
+        b'dispatch.ones((2,), device="capture").backward()\n',
+    )
+
+
+def test_the_analysis_leaves_the_garbage_collector_as_it_found_it() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    result = analyze([_capture_backward_file()])
+    assert [d.rule for d in result.diagnostics] == ["DL001"]
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_objects_the_caller_froze_stay_frozen() -> None:
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        analyze([_capture_backward_file()])
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
