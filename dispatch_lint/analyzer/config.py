@@ -230,6 +230,7 @@ def parse_table(
                 f"not {_describe(selectors)}"
             )
         check_selectors(selectors, where=f"{where}: per-file-ignores.{pattern!r}")
+        _check_pattern(pattern, where=f"{where}: per-file-ignores")
         per_file_ignores.append((pattern, tuple(selectors)))
 
     sources, sanitizers = strings("sources"), strings("sanitizers")
@@ -240,16 +241,29 @@ def parse_table(
         from dispatch_lint.analyzer.engine import AnalysisSettings
 
         settings = AnalysisSettings(sources=sources, sinks=sinks, sanitizers=sanitizers)
+    exclude = strings("exclude")
+    for pattern in exclude:
+        _check_pattern(pattern, where=f"{where}: exclude")
     return Config(
         select=select,
         ignore=ignore,
         extend_select=extend_select,
-        exclude=strings("exclude"),
+        exclude=exclude,
         per_file_ignores=tuple(per_file_ignores),
         settings=settings,
         root=root,
         path=path,
     )
+
+
+def _check_pattern(pattern: str, where: str) -> None:
+    from dispatch_lint.analyzer.discovery import invalid_pattern
+
+    reason = invalid_pattern(pattern)
+    if reason is not None:
+        raise ConfigError(
+            f"{where}: {pattern!r} is not a gitignore-style pattern ({reason})"
+        )
 
 
 def _parse_sinks(value: Any, where: str) -> tuple[SinkSpec, ...]:

@@ -8,9 +8,10 @@ excludes it (unless ``force_exclude`` is asked for); patterns prune what a folde
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,12 +66,62 @@ class _IgnoreFile:
 
     base: Path
     spec: PathSpec
+    #: ``base`` as text, ending in a separator: the prefix of the paths the patterns judge
+    prefix: str = field(init=False)
+    #: one expression matching where any pattern matches (None: patterns cannot be joined)
+    any_match: re.Pattern[str] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prefix", os.path.join(os.fspath(self.base), ""))
+        object.__setattr__(self, "any_match", _joined(self.spec))
+
+
+def _joined(spec: PathSpec) -> re.Pattern[str] | None:
+    """The alternation of the patterns' expressions: most paths match no pattern, and one
+    search says so instead of one per pattern (a 100-line ``.gitignore`` costs a walk of
+    2,000 files 0.08 s otherwise). None when a pattern is not a plain expression."""
+    sources = []
+    flags = set()
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is None:
+            continue
+        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
+            return None
+        # Each expression names its directory-marker group; the alternation may not repeat it.
+        sources.append(re.sub(r"\(\?P<\w+>", "(?:", regex.pattern))
+        flags.add(regex.flags)
+    if len(flags) > 1:
+        return None
+    try:
+        return re.compile("|".join(f"(?:{s})" for s in sources) or "(?!)", *flags)
+    except re.error:
+        return None
+
+
+def invalid_pattern(line: str) -> str | None:
+    """Why ``line`` is not a gitignore pattern pathspec can use (``!``, a lone backslash, a
+    reversed range ``[z-a]``), or None when it is one."""
+    import pathspec
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error) as exc:
+        return str(exc) or type(exc).__name__
+    return None
 
 
 def _load_patterns(lines: Sequence[str], base: Path) -> _IgnoreFile | None:
+    """The patterns of ``lines``; a line that is not a valid pattern is skipped, as git
+    skips it (the configuration's patterns are checked when it is read)."""
     import pathspec
 
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    except (ValueError, re.error):
+        spec = pathspec.GitIgnoreSpec.from_lines(
+            line for line in lines if invalid_pattern(line) is None
+        )
     return _IgnoreFile(base, spec) if spec.patterns else None
 
 
@@ -82,14 +133,18 @@ def _load_gitignore(folder: Path) -> _IgnoreFile | None:
     return _load_patterns(text.splitlines(), folder)
 
 
-def _verdict(ignore: _IgnoreFile, location: Path, is_dir: bool) -> bool | None:
+def _verdict(ignore: _IgnoreFile, location: Path | str, is_dir: bool) -> bool | None:
     """True: ignored; False: re-included by a ``!`` pattern; None: no pattern speaks."""
-    try:
-        relative = location.relative_to(ignore.base).as_posix()
-    except ValueError:
+    where = os.fspath(location)
+    if not where.startswith(ignore.prefix):
         return None
+    relative = where[len(ignore.prefix) :]
+    if os.sep != "/":
+        relative = relative.replace(os.sep, "/")
     if is_dir:
         relative += "/"
+    if ignore.any_match is not None and ignore.any_match.search(relative) is None:
+        return None
     # Git semantics: the last matching pattern of a file decides.
     for pattern in reversed(ignore.spec.patterns):
         if pattern.include is not None and pattern.match_file(relative) is not None:
@@ -97,10 +152,13 @@ def _verdict(ignore: _IgnoreFile, location: Path, is_dir: bool) -> bool | None:
     return None
 
 
-def _is_ignored(ignores: Sequence[_IgnoreFile], location: Path, is_dir: bool) -> bool:
+def _is_ignored(
+    ignores: Sequence[_IgnoreFile], location: Path | str, is_dir: bool
+) -> bool:
     # Deeper ignore files (later in the sequence) take precedence, as in git.
+    where = os.fspath(location)
     for ignore in reversed(ignores):
-        verdict = _verdict(ignore, location, is_dir)
+        verdict = _verdict(ignore, where, is_dir)
         if verdict is not None:
             return verdict
     return False
@@ -122,46 +180,49 @@ def _ancestor_gitignores(folder: Path) -> list[_IgnoreFile]:
 def module_name(location: Path) -> str | None:
     """The dotted module name of the file at ``location`` (absolute): its package folders
     (those with ``__init__.py``) up to the first one without, then its own name."""
-    return _module_name(location, {})
+    return _module_name(os.fspath(location.parent), location.name, {})
 
 
-def _module_name(location: Path, packages: dict[Path, tuple[str, ...]]) -> str | None:
-    """:func:`module_name`, with the package names of the folders seen so far in
-    ``packages`` (a run asks about every file of a folder)."""
-    parts = [] if location.name == "__init__.py" else [location.stem]
-    parts.extend(_package_names(location.parent, packages))
+def _module_name(
+    folder: str, name: str, packages: dict[str, tuple[str, ...]]
+) -> str | None:
+    """:func:`module_name` of the file ``name`` in ``folder``, with the package names of the
+    folders seen so far in ``packages`` (a run asks about every file of a folder)."""
+    parts = [] if name == "__init__.py" else [os.path.splitext(name)[0]]
+    parts.extend(_package_names(folder, packages))
     if not parts or not all(part.isidentifier() for part in parts):
         return None
     return ".".join(reversed(parts))
 
 
-def _package_names(folder: Path, known: dict[Path, tuple[str, ...]]) -> tuple[str, ...]:
+def _package_names(folder: str, known: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     """``folder``'s name and those of the package folders around it, innermost first, as
     long as each holds an ``__init__.py`` (a loop: package chains may be deep)."""
-    chain: list[Path] = []
+    chain: list[str] = []
     while folder not in known:
-        if not (folder / "__init__.py").is_file() or folder == folder.parent:
+        parent = os.path.dirname(folder)
+        if parent == folder or not os.path.isfile(os.path.join(folder, "__init__.py")):
             known[folder] = ()
             break
         chain.append(folder)
-        folder = folder.parent
+        folder = parent
     names = known[folder]
     for package in reversed(chain):
-        names = (package.name, *names)
+        names = (os.path.basename(package), *names)
         known[package] = names
     return names
 
 
-def _real_path(location: Path, real_folders: dict[Path, str]) -> str:
+def _real_path(location: Path, is_link: bool, real_folders: dict[str, str]) -> str:
     """``os.path.realpath(location)``; a file that is not a link is where the real path of
     its folder says, and that is resolved once per folder."""
-    if os.path.islink(location):
+    if is_link:
         return os.path.realpath(location)
-    folder = location.parent
+    folder, name = os.path.split(location)
     real = real_folders.get(folder)
     if real is None:
         real = real_folders[folder] = os.path.realpath(folder)
-    return os.path.join(real, location.name)
+    return os.path.join(real, name)
 
 
 def _display(given: str, relative: str) -> str:
@@ -178,8 +239,9 @@ def _walk(
     ignores: list[_IgnoreFile],
     visited: set[tuple[int, int]],
     errors: list[FileError],
-) -> Iterator[tuple[str, Path]]:
-    """(display path, location) of the ``.py`` files under ``top``.
+) -> Iterator[tuple[str, Path, bool]]:
+    """(display path, location, whether it is a symbolic link) of the ``.py`` files under
+    ``top``.
 
     A work list rather than recursion: folder trees deeper than Python's recursion limit
     are walked like any other. Folders that cannot be listed are reported in ``errors``.
@@ -197,13 +259,15 @@ def _walk(
             )
             continue
         for entry in entries:
-            location = folder / entry.name
             try:
                 # Both follow symlinks: False for a dangling or self-referencing link.
                 is_dir = entry.is_dir()
                 is_file = not is_dir and entry.is_file()
             except OSError:
                 continue
+            if not is_dir and not (is_file and entry.name.endswith(".py")):
+                continue
+            location = folder / entry.name
             if is_dir:
                 if entry.name in SKIPPED_FOLDERS or _is_virtualenv(location):
                     continue
@@ -218,12 +282,8 @@ def _walk(
                 if key not in visited:
                     visited.add(key)
                     pending.append((_display(shown, entry.name), location, scope))
-            elif (
-                is_file
-                and entry.name.endswith(".py")
-                and not _is_ignored(scope, location, is_dir=False)
-            ):
-                yield _display(shown, entry.name), location
+            elif not _is_ignored(scope, location, is_dir=False):
+                yield _display(shown, entry.name), location, entry.is_symlink()
 
 
 def _excluded_file(excluded: _IgnoreFile, location: Path) -> bool:
@@ -256,10 +316,10 @@ def discover(
         if exclude
         else None
     )
-    found: dict[Path, DiscoveredFile] = {}
+    found: dict[str, DiscoveredFile] = {}
     errors: list[FileError] = []
-    real_folders: dict[Path, str] = {}
-    packages: dict[Path, tuple[str, ...]] = {}
+    real_folders: dict[str, str] = {}
+    packages: dict[str, tuple[str, ...]] = {}
     for given in paths:
         location = Path(os.path.abspath(os.path.join(cwd, given)))
         try:
@@ -290,14 +350,15 @@ def discover(
                 and _excluded_file(excluded, location)
             ):
                 continue
-            walked = iter([(os.path.normpath(given), location)])
+            walked = iter([(os.path.normpath(given), location, location.is_symlink())])
         else:
             errors.append(FileError(given, "not a regular file or folder"))
             continue
-        for display, file_location in walked:
-            key = Path(_real_path(file_location, real_folders))
+        for display, file_location, is_link in walked:
+            key = _real_path(file_location, is_link, real_folders)
             if key not in found:
-                module = _module_name(key, packages)
+                folder, name = os.path.split(key)
+                module = _module_name(folder, name, packages)
                 found[key] = DiscoveredFile(display, file_location, module)
     files = sorted(found.values(), key=lambda f: f.path)
     return Discovery(files=tuple(files), errors=tuple(errors))

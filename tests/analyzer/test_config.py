@@ -108,6 +108,14 @@ sinks = [{name = "mylib.train_step", arg = 0, rule = "DL001"}, {name = "mylib.sa
             "sinks[0]: rule must be one of DL001, DL002",
         ),
         (
+            "[tool.dispatch-lint]\nexclude = ['build/', '!']\n",
+            "[tool.dispatch-lint]: exclude: '!' is not a gitignore-style pattern",
+        ),
+        (
+            "[tool.dispatch-lint.per-file-ignores]\n'[z-a].py' = ['DL001']\n",
+            "per-file-ignores: '[z-a].py' is not a gitignore-style pattern",
+        ),
+        (
             "[tool]\ndispatch-lint = 3\n",
             "[tool.dispatch-lint]: must be a table of settings, not an integer",
         ),

@@ -6,8 +6,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dispatch_lint.analyzer.discovery import discover, module_name
+from dispatch_lint.analyzer.discovery import (
+    _load_patterns,
+    _verdict,
+    discover,
+    module_name,
+)
 
 
 def _touch(root: Path, *names: str) -> None:
@@ -71,6 +78,14 @@ def test_gitignore_root_and_nested_with_negation(in_tmp: Path) -> None:
     (in_tmp / ".gitignore").write_text("gen_*.py\nout/\n")
     (in_tmp / "sub" / ".gitignore").write_text("local.py\n!gen_b.py\n")
     assert _found(["."]) == ["a.py", "sub/b.py", "sub/gen_b.py", "sub/keep_me.py"]
+
+
+def test_a_gitignore_line_that_is_no_pattern_is_skipped_as_git_skips_it(
+    in_tmp: Path,
+) -> None:
+    _touch(in_tmp, "keep.py", "skip.py", "gen_a.py")
+    (in_tmp / ".gitignore").write_text("!\nskip.py\n\\\n[z-a]\ngen_*.py\n")
+    assert _found(["."]) == ["keep.py"]
 
 
 def test_gitignore_above_the_checked_folder_applies_inside_a_git_work_tree(
@@ -197,3 +212,38 @@ def test_links_are_named_by_where_they_lead(in_tmp: Path) -> None:
         "other/linked/sub/__init__.py": "pkg.sub",
         "top.py": "top",
     }
+
+
+_PATTERN_PIECES = ["*", "**", "?", "a", "b", "/", "!", ".py", "[ab]", "\\*", "x/"]
+
+
+@given(
+    lines=st.lists(
+        st.lists(st.sampled_from(_PATTERN_PIECES), min_size=1, max_size=4).map("".join),
+        max_size=6,
+    ),
+    parts=st.lists(
+        st.sampled_from(["a", "b", "ab", "x", "a.py", "*.py"]), min_size=1, max_size=4
+    ),
+    is_dir=st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_an_ignore_file_judges_a_path_as_its_last_matching_pattern(
+    lines: list[str], parts: list[str], is_dir: bool
+) -> None:
+    # The verdict first asks one joined expression whether any pattern matches; it must
+    # agree with asking every pattern, last first.
+    base = Path("/project").resolve()
+    ignore = _load_patterns(lines, base)
+    if ignore is None:
+        return
+    relative = "/".join(parts) + ("/" if is_dir else "")
+    expected = next(
+        (
+            bool(p.include)
+            for p in reversed(ignore.spec.patterns)
+            if p.include is not None and p.match_file(relative) is not None
+        ),
+        None,
+    )
+    assert _verdict(ignore, base.joinpath(*parts), is_dir) == expected
