@@ -242,13 +242,59 @@ def _decode(entry: dict[str, Any]) -> GroupResult:
     ``IndexError``) when anything in it has the wrong shape."""
     diagnostics = []
     for item in entry["diagnostics"]:
-        *fields, trace, notes = item
-        steps = tuple(TraceStep(*_typed(s, (str, int, int, str))) for s in trace)
+        (
+            path,
+            line,
+            column,
+            rule,
+            name,
+            severity,
+            message,
+            end_line,
+            end_column,
+            trace,
+            notes,
+        ) = item
+        # ``type() is``: a bool is an int to isinstance; a line number never is one.
+        if not (
+            type(path) is str
+            and type(line) is int
+            and type(column) is int
+            and type(rule) is str
+            and type(name) is str
+            and type(severity) is str
+            and type(message) is str
+            and type(end_line) is int
+            and type(end_column) is int
+            and type(trace) is list
+            and type(notes) is list
+        ):
+            raise TypeError("malformed cache entry")
+        steps = []
+        for step_path, step_line, step_column, step_message in trace:
+            if not (
+                type(step_path) is str
+                and type(step_line) is int
+                and type(step_column) is int
+                and type(step_message) is str
+            ):
+                raise TypeError("malformed cache entry")
+            steps.append(TraceStep(step_path, step_line, step_column, step_message))
+        if not all(type(note) is str for note in notes):
+            raise TypeError("malformed cache entry")
         diagnostics.append(
             Diagnostic(
-                *_typed(fields, (str, int, int, str, str, str, str, int, int)),
-                trace=steps,
-                notes=tuple(_typed(notes, (str,) * len(notes))),
+                path,
+                line,
+                column,
+                rule,
+                name,
+                severity,
+                message,
+                end_line,
+                end_column,
+                trace=tuple(steps),
+                notes=tuple(notes),
             )
         )
     return GroupResult(
@@ -262,7 +308,6 @@ def _typed(values: Any, types: tuple[type, ...]) -> list[Any]:
     if not isinstance(values, list) or len(values) != len(types):
         raise ValueError("malformed cache entry")
     for value, kind in zip(values, types):
-        # bool is an int to isinstance; a line number never is one.
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if type(value) is not kind:
             raise TypeError("malformed cache entry")
     return values

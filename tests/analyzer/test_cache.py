@@ -44,7 +44,9 @@ def analysed(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     calls: list[list[str]] = []
 
     def recording(
-        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
+        files: Sequence[engine.SourceFile],
+        settings: object = None,
+        syntax: object = None,
     ) -> engine.AnalysisResult:
         calls.append(sorted(f.path for f in files))
         return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
@@ -253,3 +255,45 @@ def test_warm_run_over_the_fixtures_shows_the_same(
         warm = cli.main([*output, "fixtures"]), capsys.readouterr()
         assert warm == cold
         assert cold[0] == 1
+
+
+_GOOD = [
+    "a.py",
+    3,
+    1,
+    "DL001",
+    "capture-backward",
+    "error",
+    "m",
+    3,
+    9,
+    [["a.py", 2, 5, "made here"]],
+    ["note"],
+]
+
+
+@pytest.mark.parametrize(
+    "diagnostic",
+    [
+        [*_GOOD[:1], True, *_GOOD[2:]],  # a bool is no line number
+        [*_GOOD[:6], 7, *_GOOD[7:]],  # a message that is not text
+        [*_GOOD[:9], [["a.py", 2, "5", "made here"]], ["note"]],
+        [*_GOOD[:9], [["a.py", 2, 5]], ["note"]],
+        [*_GOOD[:9], [], [1]],
+        [*_GOOD[:9], "", ""],
+        "abcdefghijk",  # eleven items, none of the right kind
+        _GOOD[:10],
+    ],
+)
+def test_a_stored_finding_of_the_wrong_shape_is_refused(diagnostic: object) -> None:
+    from dispatch_lint.analyzer.cache import _decode
+
+    with pytest.raises((TypeError, ValueError)):
+        _decode({"diagnostics": [diagnostic], "errors": [], "notes": []})
+
+
+def test_a_stored_finding_reads_back_as_it_was_written() -> None:
+    from dispatch_lint.analyzer.cache import _decode, _encode
+
+    entry = {"diagnostics": [_GOOD], "errors": [["b.py", "why"]], "notes": []}
+    assert _encode(_decode(entry)) == entry
