@@ -140,9 +140,12 @@ def import_groups(
 
     for index, file in enumerate(files):
         words: set[bytes] = set()
+        relative = False
         for statement in _IMPORT_STATEMENT.findall(file.source):
             words.update(_WORD.findall(statement))
-        if _RELATIVE.search(file.source):
+            # Every `from` of the file starts a statement or lies inside one.
+            relative = relative or _RELATIVE.search(statement) is not None
+        if relative:
             # A relative import starts from one of the file's own packages.
             words.update(part.encode() for part in _packages(file) if part)
         for word in words:

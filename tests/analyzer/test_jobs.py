@@ -134,7 +134,9 @@ def test_two_jobs_use_worker_processes(
     pids = tmp_path / "pids.txt"
 
     def recording(
-        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
+        files: Sequence[engine.SourceFile],
+        settings: object = None,
+        syntax: object = None,
     ) -> engine.AnalysisResult:
         with pids.open("a") as out:
             out.write(f"{os.getpid()}\n")
@@ -154,7 +156,9 @@ def test_a_small_run_stays_in_process(
     seen: list[int] = []
 
     def recording(
-        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
+        files: Sequence[engine.SourceFile],
+        settings: object = None,
+        syntax: object = None,
     ) -> engine.AnalysisResult:
         seen.append(os.getpid())
         return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
@@ -181,6 +185,29 @@ def test_groups_keep_importers_with_their_helpers() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"from . import a\n",
+        b"import os; from .a import x\n",  # the relative import is not the line's first
+        b"from os import (\n    path,\n)\nfrom\t.. import a\n",
+        b'import sys\n"""\nsee: from . import a\n"""\n',  # a docstring only links more
+    ],
+)
+def test_a_relative_import_links_a_module_with_its_package(source: bytes) -> None:
+    files = [
+        parallel.FileToCheck("pkg/__init__.py", b"", "pkg"),
+        parallel.FileToCheck("pkg/sub/__init__.py", b"", "pkg.sub"),
+        parallel.FileToCheck("pkg/sub/mod.py", source, "pkg.sub.mod"),
+        parallel.FileToCheck("other.py", b"X = 1\n", "other"),
+    ]
+    groups = parallel.import_groups(files, [b"dispatch_lint"])
+    assert sorted(tuple(f.path for f in g.files) for g in groups) == [
+        ("other.py",),
+        ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py"),
+    ]
+
+
 def test_a_worker_that_dies_costs_only_its_own_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
 ) -> None:
@@ -188,7 +215,9 @@ def test_a_worker_that_dies_costs_only_its_own_files(
     (tmp_path / "doomed.py").write_text("import dispatch_lint\n# CRASH\n")
 
     def crashing(
-        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
+        files: Sequence[engine.SourceFile],
+        settings: object = None,
+        syntax: object = None,
     ) -> engine.AnalysisResult:
         if any(b"CRASH" in f.source for f in files):
             os._exit(3)  # only ever in a worker process: the pool is forced on
@@ -234,7 +263,9 @@ def test_files_are_compiled_in_a_row_before_they_are_analysed(
         return real_check(source, path)
 
     def analysing(
-        files: Sequence[engine.SourceFile], settings: object = None, syntax: object = None
+        files: Sequence[engine.SourceFile],
+        settings: object = None,
+        syntax: object = None,
     ) -> engine.AnalysisResult:
         events.append(("analyse", *(f.path for f in files)))
         return _real_analyze(files, settings, syntax)  # type: ignore[arg-type]
@@ -244,9 +275,17 @@ def test_files_are_compiled_in_a_row_before_they_are_analysed(
     monkeypatch.setattr(engine, "analyze", analysing)
     files = [
         parallel.FileToCheck("bad.py", b"import dispatch_lint\nx = (\n", "bad"),
-        parallel.FileToCheck("ok.py", b"import dispatch_lint\nfrom bad import x\n", "ok"),
+        parallel.FileToCheck(
+            "ok.py", b"import dispatch_lint\nfrom bad import x\n", "ok"
+        ),
     ]
-    results = parallel.run_groups(parallel.import_groups(files, [b"dispatch_lint"]), None, 1)
+    results = parallel.run_groups(
+        parallel.import_groups(files, [b"dispatch_lint"]), None, 1
+    )
     # Each file once, all before the analysis: the engine is handed the verdicts.
-    assert events == [("compile", "bad.py"), ("compile", "ok.py"), ("analyse", "bad.py", "ok.py")]
+    assert events == [
+        ("compile", "bad.py"),
+        ("compile", "ok.py"),
+        ("analyse", "bad.py", "ok.py"),
+    ]
     assert [d.rule for r in results for d in r.diagnostics] == ["DL000"]
