@@ -26,7 +26,12 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
-from dispatch_lint.analyzer.parse import ParseFailure, parse_module, syntax_diagnostic
+from dispatch_lint.analyzer.parse import (
+    ParseFailure,
+    nodes_unvalidated,
+    parse_module,
+    syntax_diagnostic,
+)
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
@@ -143,16 +148,12 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
     parsed: list[FileInfo] = []
     sources: list[bytes] = []  # of the parsed files, by index
     modules = module_names(compiled)
-    for file in relevant_files(compiled, modules, settings):
-        try:
-            tree = parse_module(file.source)
-        except ParseFailure as exc:
-            notes.append(FileError(file.path, str(exc)))
+    with nodes_unvalidated():
+        trees = [(file, _parsed(file, notes, errors))
+                 for file in relevant_files(compiled, modules, settings)]
+    for file, tree in trees:
+        if tree is None:
             continue
-        except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
-            errors.append(FileError(file.path, f"internal error: {type(exc).__name__}: {exc}"))
-            continue
-        _keep_parsed()
         sources.append(file.source)
         parsed.append(FileInfo(len(parsed), file.path, modules[file.path],
                                posixpath.basename(file.path.replace("\\", "/")) == "__init__.py",
@@ -188,6 +189,22 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
         errors=tuple(sorted(errors)),
         notes=tuple(sorted(notes)),
     )
+
+
+def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError]
+            ) -> cst.Module | None:
+    """``file``'s tree, or None with the reason in ``notes`` (libcst cannot parse what
+    CPython accepts) or ``errors`` (a failure of ours)."""
+    try:
+        tree = parse_module(file.source)
+    except ParseFailure as exc:
+        notes.append(FileError(file.path, str(exc)))
+        return None
+    except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
+        errors.append(FileError(file.path, f"internal error: {type(exc).__name__}: {exc}"))
+        return None
+    _keep_parsed()
+    return tree
 
 
 def judge(event: Event) -> Iterable[Hit]:
