@@ -249,6 +249,10 @@ def _walk(
     pending = [(given, top, ignores)]
     while pending:
         shown, folder, inherited = pending.pop()
+        # A file's shown path is its folder's, normalised once, joined with its name.
+        shown_folder = os.path.normpath(shown)
+        if shown_folder == os.curdir:
+            shown_folder = ""
         local = _load_gitignore(folder)
         scope = inherited + [local] if local is not None else inherited
         try:
@@ -283,7 +287,11 @@ def _walk(
                     visited.add(key)
                     pending.append((_display(shown, entry.name), location, scope))
             elif not _is_ignored(scope, location, is_dir=False):
-                yield _display(shown, entry.name), location, entry.is_symlink()
+                yield (
+                    os.path.join(shown_folder, entry.name),
+                    location,
+                    entry.is_symlink(),
+                )
 
 
 def _excluded_file(excluded: _IgnoreFile, location: Path) -> bool:
