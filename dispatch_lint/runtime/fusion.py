@@ -51,11 +51,14 @@ from dispatch_lint.runtime.fusion_codegen import (
     kernel_source,
     literal,
     loop_kernel_source,
+    stream_kernel_source,
+    streaming_kernel,
 )
 
 __all__ = [
     "CHUNK_THRESHOLD",
     "CHUNK_WORK",
+    "STREAM_BYTES",
     "FusionStats",
     "ProgramPlan",
     "plan_program",
@@ -120,6 +123,12 @@ RECYCLE_BYTES = 1 << 20
 #: ``sys.getrefcount`` of a workspace's array inside ``_UfuncStep.buffer`` when nothing else
 #: holds it: the workspace list, the local name and the call's argument.
 _HELD_BY_WORKSPACE_ONLY = 3
+#: A fused group whose result is a program output of at least this many bytes, over
+#: arguments of its own shape, writes it with streaming stores (see ``fusion_stream``):
+#: past the cache's reach, sparing the read of each line before it is written pays (4M
+#: float32, 16 MB: 1.50 ms -> 1.33 ms); a smaller result may still be in the cache when
+#: the caller reads it.
+STREAM_BYTES = 8 << 20
 #: Exponents of ``pow`` by a constant that a fused kernel unrolls into multiplications.
 _UNROLLED_EXPONENTS = frozenset({1, 2, 3, 4})
 
@@ -320,6 +329,13 @@ class ProgramPlan:
         )
 
     @property
+    def streamed_kernels(self) -> int:
+        """How many steps write their result with streaming stores."""
+        return sum(
+            1 for s in self._flat_steps() if getattr(s.ufunc, "streams", False)
+        )
+
+    @property
     def helper_timings(self) -> list[dict[bool, float]]:
         """For each chunked run of steps: seconds per run with helpers (True) and without
         (False), as its policy last timed them."""
@@ -444,12 +460,14 @@ def plan_program(
     *,
     chunk_threshold: int = CHUNK_THRESHOLD,
     chunk_work: int = CHUNK_WORK,
+    stream_bytes: int = STREAM_BYTES,
 ) -> ProgramPlan:
     """Plan a program's nodes (topologically ordered) into steps; see the module docstring.
 
     Runs of element-wise steps of one shape with at least ``chunk_threshold`` element-steps
     of work run in chunks of about ``chunk_work`` element-steps, on every core while cores
-    are free.
+    are free. Fused program outputs of at least ``stream_bytes`` bytes are written with
+    streaming stores where the machine has them.
     """
     values, output_values = _lower(nodes, outputs)
     count = len(values)
@@ -539,7 +557,12 @@ def plan_program(
                 is not None
             )
             if generated:
-                ufunc, arguments = _fused_kernel(values, members)
+                stream = (
+                    fresh[index]
+                    and math.prod(value.shape) * value.dtype.itemsize >= stream_bytes
+                    and _streams(values, members)
+                )
+                ufunc, arguments = _fused_kernel(values, members, stream)
             else:
                 ufunc, arguments = _single_ufunc(values, value)
             slot = take_slot(index, generated)
@@ -750,10 +773,24 @@ def _loop_indices(
     return tuple(indices)
 
 
+def _streams(values: list[_Value], members: list[int]) -> bool:
+    """Whether a group's result can be written with streaming stores: floating-point, every
+    argument of the result's shape (no broadcasting), on a machine that streams."""
+    result = values[members[-1]]
+    if result.dtype.kind != "f" or not result.shape:
+        return False
+    if any(values[a].shape != result.shape for a in _group_arguments(values, members)):
+        return False
+    from dispatch_lint.runtime.fusion_stream import AVAILABLE
+
+    return AVAILABLE
+
+
 def _fused_kernel(
-    values: list[_Value], members: list[int]
+    values: list[_Value], members: list[int], stream: bool = False
 ) -> tuple[Callable[..., np.ndarray], tuple[int, ...]]:
-    """Generate (or reuse) the kernel of a group; returns it with its argument values."""
+    """Generate (or reuse) the kernel of a group; returns it with its argument values.
+    ``stream``: the result is written with streaming stores (see :func:`_streams`)."""
     position = {index: n for n, index in enumerate(members)}
     arguments = {
         source: n for n, source in enumerate(_group_arguments(values, members))
@@ -781,11 +818,16 @@ def _fused_kernel(
                 exponent,
             )
         )
+    dtypes = tuple(values[i].dtype for i in arguments)
+    if stream:
+        fallback = kernel_source(tuple(terms), dtypes)
+        kernel = streaming_kernel(stream_kernel_source(tuple(terms), dtypes), fallback)
+        return kernel, tuple(arguments)
     loop = _loop_indices(values, members[-1], tuple(arguments))
     if loop is not None:
         source = loop_kernel_source(tuple(terms), loop)
     else:
-        source = kernel_source(tuple(terms), tuple(values[i].dtype for i in arguments))
+        source = kernel_source(tuple(terms), dtypes)
     return compiled_kernel(source), tuple(arguments)
 
 

@@ -13,6 +13,7 @@ source is written to a file named by its hash so Numba's ``cache=True`` can find
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import math
@@ -20,6 +21,7 @@ import os
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,8 @@ __all__ = [
     "kernel_counters",
     "kernel_source",
     "loop_kernel_source",
+    "stream_kernel_source",
+    "streaming_kernel",
 ]
 
 #: Dtypes a generated kernel may read or write: the runtime's dtypes, spelled for Numba.
@@ -213,6 +217,100 @@ def loop_kernel_source(
             "",
         ]
     )
+
+
+def stream_kernel_source(
+    terms: tuple[FusedTerm, ...], argument_dtypes: tuple[np.dtype, ...]
+) -> str:
+    """The module source of one fused kernel whose result is written with streaming stores
+    (see :mod:`.fusion_stream`): over 1-d contiguous arrays of one length, called as a
+    ufunc is, ``kernel(*arguments, out)``, returning ``out``."""
+    count = len(argument_dtypes)
+    arguments = ", ".join([*(f"a{j}" for j in range(count)), "out"])
+    last = f"t{len(terms) - 1}"
+
+    def element(index: str, source: str, indent: str) -> list[str]:
+        loads = [f"{indent}x{j} = {source}{j}[{index}]" for j in range(count)]
+        return [*loads, *_body(terms, "x", indent)]
+
+    slices = [f"        b{j} = a{j}[start:start + BLOCK]" for j in range(count)]
+    return "\n".join(
+        [
+            '"""Fused kernel with streaming stores, by dispatch_lint.runtime.fusion."""',
+            # Numba's disk cache knows this file only: the helpers' own code is named here,
+            # so that a change to them is a new kernel, never stale machine code.
+            f"# fusion_stream {_stream_helpers_stamp()}",
+            "import numba",
+            "import numpy as np",
+            "",
+            "from dispatch_lint.runtime.fusion_stream import (",
+            "    ALIGNMENT,",
+            "    BLOCK,",
+            "    store_fence,",
+            "    stream_block,",
+            ")",
+            "",
+            "",
+            f"def kernel({arguments}):",
+            "    n = out.shape[0]",
+            "    address = out.ctypes.data",
+            "    head = n",
+            "    if address % out.itemsize == 0:",
+            "        head = min(n, (ALIGNMENT - address % ALIGNMENT) % ALIGNMENT // out.itemsize)",
+            "    for i in range(head):",
+            *element("i", "a", "        "),
+            f"        out[i] = {last}",
+            f"    block = np.empty(BLOCK, {_CAST[terms[-1].dtype]})",
+            "    start = head",
+            "    while start + BLOCK <= n:",
+            # Slices: indices the compiler knows are in range, so the loop is vectorised.
+            *slices,
+            "        for k in range(BLOCK):",
+            *element("k", "b", "            "),
+            f"            block[k] = {last}",
+            "        stream_block(out, start, block)",
+            "        start += BLOCK",
+            "    for i in range(start, n):",
+            *element("i", "a", "        "),
+            f"        out[i] = {last}",
+            "    store_fence()",
+            "    return out",
+            "",
+            "",
+            # NumPy's error model, as in a ufunc; no GIL, so helper threads run chunks at once.
+            'ufunc = numba.njit(cache=CACHE, error_model="numpy", nogil=True)(kernel)',
+            "",
+        ]
+    )
+
+
+@functools.cache
+def _stream_helpers_stamp() -> str:
+    """A digest of ``fusion_stream``'s source, which streaming kernels compile in."""
+    spec = importlib.util.find_spec("dispatch_lint.runtime.fusion_stream")
+    origin = spec.origin if spec is not None else None
+    try:
+        text = Path(origin).read_bytes() if origin else b""
+    except OSError:
+        text = b""
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def streaming_kernel(source: str, fallback: str) -> Callable[..., np.ndarray]:
+    """A kernel of ``stream_kernel_source`` called as a ufunc on arrays of any number of
+    dimensions: C-contiguous arrays run it on their flat views; any other layout runs
+    ``fallback`` (the same terms as a ``numba.vectorize`` ufunc, compiled on first need)."""
+    kernel = compiled_kernel(source)
+
+    def run(*arrays: np.ndarray) -> np.ndarray:
+        out = arrays[-1]
+        if all(a.flags.c_contiguous for a in arrays):
+            kernel(*[a.reshape(-1) for a in arrays])
+            return out
+        return compiled_kernel(fallback)(*arrays)
+
+    run.streams = True  # type: ignore[attr-defined]
+    return run
 
 
 @dataclass

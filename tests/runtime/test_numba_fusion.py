@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from dispatch_lint import runtime as dispatch
-from dispatch_lint.runtime import fusion
+from dispatch_lint.runtime import fusion, fusion_stream
 from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
 from dispatch_lint.runtime.errors import DispatchError
 
@@ -345,3 +345,93 @@ def test_a_large_result_is_reused_only_once_nothing_holds_it() -> None:
     fourth = run(4.0)  # a view and a buffer export hold it
     assert address(fourth) != kept
     assert (view == 7.0).all() and exported[0] == 7.0 and (fourth.numpy() == 9.0).all()
+
+
+def _stream_plan(
+    dtype: str, shape: tuple[int, ...], hidden_output: bool = False
+) -> tuple[dispatch.Program, fusion.ProgramPlan]:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder(shape, device=cap, name="x", dtype=dtype)
+    y = dispatch.placeholder(shape, device=cap, name="y", dtype=dtype)
+    if (
+        hidden_output
+    ):  # an intermediate that is also an output: read again, never streamed
+        hidden = x * 2.0 + y
+        program = dispatch.export(
+            ((hidden * x - 3.0) / (y + 2.0)) * x + y, hidden.tanh()
+        )
+    else:
+        program = dispatch.export(((x * 2.0 + y) * x - 3.0) / (y + 2.0) * x + y)
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, stream_bytes=0)
+    return program, plan
+
+
+@pytest.mark.skipif(not fusion_stream.AVAILABLE, reason="streaming stores are x86-64's")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_large_fused_output_is_streamed_with_the_same_bits(dtype: str) -> None:
+    block = fusion_stream.BLOCK
+    program, plan = _stream_plan(dtype, (3 * block + 21,))
+    assert plan.streamed_kernels == 1
+    step = next(s for s in plan._flat_steps() if getattr(s.ufunc, "streams", False))
+    names = dict(plan._inputs)
+    assert [names[i] for i in step.arguments] == ["x", "y"]
+    rng = np.random.default_rng(11)
+    for length in (1, 15, block - 1, block, block + 17, 3 * block + 21):
+        x = rng.standard_normal(length).astype(dtype)
+        y = np.where(rng.random(length) < 0.1, -2.0, rng.random(length) + 1).astype(
+            dtype
+        )
+        with np.errstate(all="ignore"):
+            expected = ((x * 2.0 + y) * x - 3.0) / (y + 2.0) * x + y
+        # Outputs that start on a cache line, 4 bytes after one, and off the element grid
+        # (the streamed part starts at the next 64-byte boundary, or nowhere).
+        size = np.dtype(dtype).itemsize
+        raw = np.empty(length * size + 2 * fusion_stream.ALIGNMENT, np.uint8)
+        base = -raw.ctypes.data % fusion_stream.ALIGNMENT
+        for offset in (0, 4, 1):
+            out = raw[base + offset : base + offset + length * size].view(dtype)
+            assert step.ufunc(x, y, out) is out
+            np.testing.assert_array_equal(out, expected)
+    # Non-contiguous arguments take the ufunc instead.
+    wide = rng.standard_normal(2 * block).astype(dtype)
+    out = np.empty(block, dtype)
+    step.ufunc(wide[::2], wide[1::2], out)
+    np.testing.assert_array_equal(
+        out,
+        ((wide[::2] * 2.0 + wide[1::2]) * wide[::2] - 3.0)
+        / (wide[1::2] + 2.0)
+        * wide[::2]
+        + wide[1::2],
+    )
+
+
+@pytest.mark.skipif(not fusion_stream.AVAILABLE, reason="streaming stores are x86-64's")
+def test_a_streamed_program_replays_as_numpy_runs_it_also_in_chunks() -> None:
+    program, plan = _stream_plan("float32", (40, 1000), hidden_output=True)
+    assert plan.streamed_kernels == 1
+    rng = np.random.default_rng(12)
+    arrays = {
+        "x": rng.standard_normal((40, 1000)).astype(np.float32),
+        "y": (rng.random((40, 1000)) + 1).astype(np.float32),
+    }
+    expected = program.run(arrays, device=dispatch.NumPy())
+    chunked = fusion.plan_program(
+        program.nodes,
+        program.outputs,
+        NUMBA,
+        stream_bytes=0,
+        chunk_threshold=0,
+        chunk_work=4096,
+    )
+    for planned in (plan, chunked):
+        for want, got in zip(expected, planned.run(arrays)):
+            np.testing.assert_array_equal(got, want.numpy())
+
+
+def test_small_results_and_broadcast_groups_are_not_streamed() -> None:
+    program = arithmetic_chain()  # y broadcasts over x's rows
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, stream_bytes=0)
+    assert plan.streamed_kernels == 0
+    program, _ = _stream_plan("float32", (1000,), hidden_output=True)
+    default = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    assert default.streamed_kernels == 0
