@@ -6,6 +6,9 @@ fixed (derandomized) set of examples, and fused kernels land in Numba's disk cac
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -370,7 +373,7 @@ def _stream_plan(
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_a_large_fused_output_is_streamed_with_the_same_bits(dtype: str) -> None:
     block = fusion_stream.BLOCK
-    program, plan = _stream_plan(dtype, (3 * block + 21,))
+    _, plan = _stream_plan(dtype, (3 * block + 21,))
     assert plan.streamed_kernels == 1
     step = next(s for s in plan._flat_steps() if getattr(s.ufunc, "streams", False))
     names = dict(plan._inputs)
@@ -435,3 +438,30 @@ def test_small_results_and_broadcast_groups_are_not_streamed() -> None:
     program, _ = _stream_plan("float32", (1000,), hidden_output=True)
     default = fusion.plan_program(program.nodes, program.outputs, NUMBA)
     assert default.streamed_kernels == 0
+
+
+def test_without_numba_compiling_nothing_is_streamed() -> None:
+    # NUMBA_DISABLE_JIT runs kernels as Python, where the streaming intrinsics do not exist.
+    script = (
+        "import numpy as np\n"
+        "from dispatch_lint import runtime as dispatch\n"
+        "from dispatch_lint.runtime import fusion\n"
+        "from dispatch_lint.runtime.backends.numba import KERNELS\n"
+        "cap = dispatch.Capture()\n"
+        "x = dispatch.placeholder((100,), device=cap, name='x', dtype='float32')\n"
+        "program = dispatch.export((x * 2.0 + x) * x)\n"
+        "plan = fusion.plan_program(program.nodes, program.outputs, KERNELS, stream_bytes=0)\n"
+        "xs = np.arange(100, dtype=np.float32)\n"
+        "assert plan.streamed_kernels == 0\n"
+        "assert np.array_equal(plan.run({'x': xs})[0], (xs * 2.0 + xs) * xs)\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
