@@ -237,64 +237,23 @@ def _encode(result: GroupResult) -> dict[str, Any]:
     }
 
 
+#: The types of a stored finding's fields before its trace and notes, and of a trace step's.
+_DIAGNOSTIC_FIELDS = (str, int, int, str, str, str, str, int, int)
+_STEP_FIELDS = (str, int, int, str)
+
+
 def _decode(entry: dict[str, Any]) -> GroupResult:
     """The result stored in ``entry``; ``TypeError`` or ``ValueError`` (or ``KeyError``,
     ``IndexError``) when anything in it has the wrong shape."""
     diagnostics = []
     for item in entry["diagnostics"]:
-        (
-            path,
-            line,
-            column,
-            rule,
-            name,
-            severity,
-            message,
-            end_line,
-            end_column,
-            trace,
-            notes,
-        ) = item
-        # ``type() is``: a bool is an int to isinstance; a line number never is one.
-        if not (
-            type(path) is str
-            and type(line) is int
-            and type(column) is int
-            and type(rule) is str
-            and type(name) is str
-            and type(severity) is str
-            and type(message) is str
-            and type(end_line) is int
-            and type(end_column) is int
-            and type(trace) is list
-            and type(notes) is list
-        ):
-            raise TypeError("malformed cache entry")
-        steps = []
-        for step_path, step_line, step_column, step_message in trace:
-            if not (
-                type(step_path) is str
-                and type(step_line) is int
-                and type(step_column) is int
-                and type(step_message) is str
-            ):
-                raise TypeError("malformed cache entry")
-            steps.append(TraceStep(step_path, step_line, step_column, step_message))
-        if not all(type(note) is str for note in notes):
-            raise TypeError("malformed cache entry")
+        *fields, trace, notes = item
+        steps = tuple(TraceStep(*_typed(s, _STEP_FIELDS)) for s in trace)
         diagnostics.append(
             Diagnostic(
-                path,
-                line,
-                column,
-                rule,
-                name,
-                severity,
-                message,
-                end_line,
-                end_column,
-                trace=tuple(steps),
-                notes=tuple(notes),
+                *_typed(fields, _DIAGNOSTIC_FIELDS),
+                trace=steps,
+                notes=tuple(_typed(notes, (str,) * len(notes))),
             )
         )
     return GroupResult(
@@ -308,6 +267,7 @@ def _typed(values: Any, types: tuple[type, ...]) -> list[Any]:
     if not isinstance(values, list) or len(values) != len(types):
         raise ValueError("malformed cache entry")
     for value, kind in zip(values, types):
+        # ``type() is``: a bool is an int to isinstance; a line number never is one.
         if type(value) is not kind:
             raise TypeError("malformed cache entry")
     return values
