@@ -165,3 +165,16 @@ def test_objects_the_caller_froze_stay_frozen() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_a_caller_that_collects_rarely_already_is_left_as_it_is() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    gc.set_threshold(100_000, *before[1:])
+    try:
+        analyze([_capture_backward_file()])
+        assert gc.get_freeze_count() == 0
+        assert gc.get_threshold() == (100_000, *before[1:])
+    finally:
+        gc.set_threshold(*before)
