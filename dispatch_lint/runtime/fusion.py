@@ -162,6 +162,7 @@ class _UfuncStep:
     shape: tuple[int, ...]
     dtype: np.dtype
     fused: bool = False  # a generated kernel rather than a NumPy ufunc
+    streamed: bool = False  # a generated kernel writing with streaming stores
     #: A large output's entry in the workspace, which keeps the array of the last run.
     recycle: int | None = None
 
@@ -332,7 +333,7 @@ class ProgramPlan:
     def streamed_kernels(self) -> int:
         """How many steps write their result with streaming stores."""
         return sum(
-            1 for s in self._flat_steps() if getattr(s.ufunc, "streams", False)
+            1 for s in self._flat_steps() if isinstance(s, _UfuncStep) and s.streamed
         )
 
     @property
@@ -556,12 +557,13 @@ def plan_program(
                 or _loop_indices(values, index, _group_arguments(values, members))
                 is not None
             )
+            stream = (
+                generated
+                and fresh[index]
+                and math.prod(value.shape) * value.dtype.itemsize >= stream_bytes
+                and _streams(values, members)
+            )
             if generated:
-                stream = (
-                    fresh[index]
-                    and math.prod(value.shape) * value.dtype.itemsize >= stream_bytes
-                    and _streams(values, members)
-                )
                 ufunc, arguments = _fused_kernel(values, members, stream)
             else:
                 ufunc, arguments = _single_ufunc(values, value)
@@ -575,6 +577,7 @@ def plan_program(
                     value.shape,
                     value.dtype,
                     generated,
+                    streamed=stream,
                 )
             )
         elif value.op in _UFUNCS:

@@ -309,7 +309,6 @@ def streaming_kernel(source: str, fallback: str) -> Callable[..., np.ndarray]:
             return out
         return compiled_kernel(fallback)(*arrays)
 
-    run.streams = True  # type: ignore[attr-defined]
     return run
 
 
