@@ -797,11 +797,6 @@ def kind_of(param: cst.Param, params: cst.Parameters) -> str:
     return "pos"
 
 
-#: The kinds of atom :meth:`Substitution.atom` may replace; any other atom is kept as it is.
-_SUBSTITUTED = frozenset({Sym, Tup, Closure, Dev, Ten, Inst, Box})
-_UNKNOWN_VALUE = Value.of(UNKNOWN)
-
-
 class Substitution:
     """Instantiates a callee's summary values in one calling context."""
 
@@ -818,20 +813,10 @@ class Substitution:
         self.per_call_boxes = summary.boxes_made_by(summary.owner)
         #: atoms that came from the caller's arguments: findings must involve one of them
         self.fresh: set[object] = set()
-        #: the trace step of each parameter's argument, made on first use
-        self._passed: dict[int, Step] = {}
 
     def value(self, value: Value) -> Value:
         out: dict[object, Trace | None] = {}
         for atom, trace in value.items():
-            if type(atom) not in _SUBSTITUTED:  # most atoms: the same in every context
-                if atom not in out:
-                    out[atom] = trace
-                else:
-                    old = out[atom]
-                    if old is not None and trace is not None and trace.length < old.length:
-                        out[atom] = trace
-                continue
             for new_atom, new_trace in self.atom(atom, trace).items():
                 old = out.get(new_atom)
                 if new_atom not in out or (old is not None and new_trace is not None
@@ -875,14 +860,10 @@ class Substitution:
         return atom
 
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:
-        arg = self.bound.get(atom.param, _UNKNOWN_VALUE)
-        passed = self._passed.get(atom.param)
-        if passed is None:
-            params = self.info.params
-            param = params[atom.param].name if atom.param < len(params) else "?"
-            passed = self._passed[atom.param] = Step(
-                self.run.file, self.node, "passed to `{code}` as `" + param + "`",
-                self.run.anchor)
+        arg = self.bound.get(atom.param, Value.of(UNKNOWN))
+        param = self.info.params[atom.param].name if atom.param < len(self.info.params) else "?"
+        passed = Step(self.run.file, self.node, "passed to `{code}` as `" + param + "`",
+                      self.run.anchor)
         value = Value({
             a: (t.then(passed) if t is not None else None) for a, t in arg.items()
         })
