@@ -4,7 +4,7 @@
 syntax with CPython (DL000), keeps the files that can take part in a dispatch flow (they
 mention the runtime or a configured name, or are linked by imports to a file that does),
 parses those once with libcst, runs the whole-program data-flow analysis
-(:mod:`dispatch_lint.analyzer.summaries`), lets the rules judge the recorded events, and turns
+(:mod:`dispatch_lint.analyzer.dataflow`), lets the rules judge the recorded events, and turns
 the hits into diagnostics with their traces. Positions are computed only for the files a
 diagnostic or a trace step points into.
 """
@@ -33,7 +33,8 @@ from dispatch_lint.analyzer.parse import (
     syntax_diagnostic,
 )
 from dispatch_lint.analyzer.positions import AnchorPositions
-from dispatch_lint.analyzer.summaries import FileInfo, Finding, Program
+from dispatch_lint.analyzer.dataflow import Program
+from dispatch_lint.analyzer.facts import FileInfo, Finding
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
 

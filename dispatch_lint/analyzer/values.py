@@ -39,6 +39,11 @@ __all__ = [
     "code_of",
     "squeeze_code",
     "devices_clash",
+    "has_tensor",
+    "is_tensorish",
+    "join_all",
+    "narrow_capture",
+    "narrow_not_capture",
 ]
 
 
@@ -393,3 +398,33 @@ def join_all(values: Iterable[Value]) -> Value:
     for value in values:
         out = out.join(value)
     return out
+
+
+# ---------------------------------------------------------------------------- narrowing
+
+
+def is_tensorish(atom: object) -> bool:
+    return isinstance(atom, (Ten, Sym))
+
+
+def has_tensor(value: Value) -> bool:
+    return any(isinstance(a, (Ten, Sym)) for a in value)
+
+
+def narrow_not_capture(value: Value) -> Value:
+    """``value`` where a guard proved it is not a capture tensor."""
+    out: dict[object, Trace | None] = {}
+    for atom, trace in value.items():
+        if isinstance(atom, Ten) and atom.dev.is_capture:
+            continue
+        if isinstance(atom, Sym) and not atom.real:
+            atom = Sym(atom.param, atom.proj, True, atom.owner)
+        out[atom] = trace
+    return Value(out)
+
+
+def narrow_capture(value: Value) -> Value:
+    """``value`` where a guard proved it is a capture tensor."""
+    return value.filter(
+        lambda a: (isinstance(a, Ten) and a.dev.is_capture) or (isinstance(a, Sym) and not a.real)
+    )

@@ -449,16 +449,16 @@ def test_two_instances_of_a_class_keep_their_fields_apart() -> None:
 def test_units_are_not_analysed_again_for_what_they_wrote_or_called_themselves(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from dispatch_lint.analyzer import summaries
+    from dispatch_lint.analyzer import dataflow
 
     analysed: list[object] = []
-    begin_unit = summaries.Program.begin_unit
+    begin_unit = dataflow.Program.begin_unit
 
-    def counting(program: summaries.Program, key: object) -> None:
+    def counting(program: dataflow.Program, key: object) -> None:
         analysed.append(key)
         begin_unit(program, key)
 
-    monkeypatch.setattr(summaries.Program, "begin_unit", counting)
+    monkeypatch.setattr(dataflow.Program, "begin_unit", counting)
     result = run({"app.py": RT + """
         def fit(t):
             return t.backward()

@@ -1,0 +1,273 @@
+"""Expressions: names, constants, attributes, operators and comparisons.
+
+A binary operation between tensors records a ``binop`` event (DL008) and gives a tensor on the
+operands' device; formatting with a spec reads a tensor's data (DL003).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import libcst as cst
+
+from dispatch_lint.analyzer import model
+from dispatch_lint.analyzer.bounds import MAX_PROJECTION
+from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.syntax import operator_symbol
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    UNKNOWN,
+    Box,
+    Cls,
+    Const,
+    Dev,
+    Inst,
+    Ref,
+    Str,
+    Sym,
+    Ten,
+    Trace,
+    Tup,
+    Value,
+    devices_clash,
+    has_tensor,
+    is_tensorish,
+    join_all,
+)
+
+
+class Expressions:
+    """The interpreter's expressions (calls and containers apart)."""
+
+    def eval(self, node: cst.BaseExpression, state: State) -> Value:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            for child in node.children:
+                if isinstance(child, cst.BaseExpression):
+                    self.eval(child, state)
+            return Value.of(UNKNOWN)
+        return method(node, state)
+
+    def expr_Name(self, node: cst.Name, state: State) -> Value:
+        return self.lookup(node.value, state, node)
+
+    def expr_SimpleString(self, node: cst.SimpleString, state: State) -> Value:
+        if len(node.value) > 40:
+            return Value.of(UNKNOWN)  # device names are short; docstrings are not
+        text = _plain_string_value(node.value)
+        if text is None:
+            try:
+                text = node.evaluated_value
+            except Exception:  # noqa: BLE001 - odd literals are just unknown strings
+                return Value.of(UNKNOWN)
+        if isinstance(text, str) and len(text) < 40:
+            return Value.of(Str(text))
+        return Value.of(UNKNOWN)
+
+    def expr_Integer(self, node: cst.Integer, state: State) -> Value:
+        return Value.of(UNKNOWN)  # a leaf: nothing inside to evaluate
+
+    expr_Float = expr_Imaginary = expr_Ellipsis = expr_Integer
+
+    def expr_FormattedString(self, node: cst.FormattedString, state: State) -> Value:
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                value = self.eval(part.expression, state)
+                if part.format_spec and has_tensor(value):
+                    self.emit("read", (value,), "format", part,
+                              "formatted with a format spec: `{code}`")
+        return Value.of(UNKNOWN)
+
+    def expr_Attribute(self, node: cst.Attribute, state: State) -> Value:
+        if isinstance(node.value, cst.Name):
+            local = state.env.get(f"{node.value.value}.{node.attr.value}")
+            if local is not None:
+                return local
+        return self.attribute(self.eval(node.value, state), node.attr.value, node)
+
+    def attribute(self, obj: Value, name: str, node: cst.CSTNode) -> Value:
+        out = EMPTY
+        for atom, trace in obj.items():
+            out = out.join(self.attribute_of(atom, trace, name, node))
+        return out or Value.of(UNKNOWN)
+
+    def attribute_of(self, atom: object, trace: Trace | None, name: str,
+                     node: cst.CSTNode) -> Value:
+        if isinstance(atom, Ref):
+            if isinstance(atom.key, tuple) and atom.key[0] == "super":
+                return self.program.super_attribute(atom, name)
+            if atom.key is not None and not (isinstance(atom.key, tuple)
+                                             and atom.key[0] == "module"):
+                return Value.of(UNKNOWN)
+            qualname = f"{atom.qualname}.{name}"
+            return self.program.resolve(qualname) or Value.of(Ref(qualname))
+        if isinstance(atom, Ten):
+            if name == "device":
+                return Value.of(atom.dev, trace)
+            if name in ("T", "mT"):
+                return Value.of(atom, trace)
+            return Value.of(UNKNOWN)
+        if isinstance(atom, Sym):
+            if name in model.NON_TENSOR_ATTRIBUTES:
+                return Value.of(UNKNOWN)
+            if name in ("T", "mT"):
+                return Value.of(atom, trace)
+            proj = "device" if name == "device" else "attr:" + name
+            return self.project_sym(atom, trace, proj)
+        if isinstance(atom, Inst):
+            return self.program.instance_attribute(atom, name, self, node)
+        if isinstance(atom, Cls):
+            return self.program.class_attribute(atom, name, self)
+        if isinstance(atom, Dev):
+            if name == "inner" and atom.inner is not None:
+                return Value.of(atom.inner, trace)
+        return Value.of(UNKNOWN)
+
+    def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value:
+        if len(atom.proj) >= MAX_PROJECTION:
+            return Value.of(UNKNOWN)
+        return Value.of(Sym(atom.param, (*atom.proj, proj), atom.real and proj not in (
+            "device",), atom.owner), trace)
+
+    def expr_NamedExpr(self, node: cst.NamedExpr, state: State) -> Value:
+        value = self.eval(node.value, state)
+        self.assign(node.target, value, state, node)
+        return value
+
+    def expr_IfExp(self, node: cst.IfExp, state: State) -> Value:
+        true_state, false_state = self.condition(node.test, state)
+        values = []
+        if true_state is not None:
+            values.append(self.eval(node.body, true_state))
+        if false_state is not None:
+            values.append(self.eval(node.orelse, false_state))
+        return join_all(values) or Value.of(UNKNOWN)
+
+    def expr_Await(self, node: cst.Await, state: State) -> Value:
+        return self.eval(node.expression, state)
+
+    def expr_Yield(self, node: cst.Yield, state: State) -> Value:
+        # A generator is modelled by what it yields: iterating it gives those values.
+        if isinstance(node.value, cst.BaseExpression):
+            value = self.eval(node.value, state)
+            self.returns = self.returns.join(value.map_traces(self.step(node, "yielded")))
+        return Value.of(UNKNOWN)
+
+    def expr_UnaryOperation(self, node: cst.UnaryOperation, state: State) -> Value:
+        value = self.eval(node.expression, state)
+        if isinstance(node.operator, cst.Not):
+            if has_tensor(value):
+                self.emit("read", (value,), "condition", node,
+                          "used as a condition: `{code}`")
+            return Value.of(UNKNOWN)
+        return value.filter(lambda a: isinstance(a, (Ten, Sym))) or Value.of(UNKNOWN)
+
+    def expr_BooleanOperation(self, node: cst.BooleanOperation, state: State) -> Value:
+        left = self.eval(node.left, state)
+        if has_tensor(left):
+            self.emit("read", (left,), "condition", node.left,
+                      "used as a condition: `{code}`")
+        right_state = self.narrow(node.left, state.copy(), isinstance(node.operator, cst.And))
+        right = self.eval(node.right, right_state)
+        return left.join(right)
+
+    def expr_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:
+        left = self.eval(node.left, state)
+        right = self.eval(node.right, state)
+        if isinstance(node.operator, cst.Modulo) and any(isinstance(a, Str) for a in left):
+            # printf-style formatting: numeric conversions read the value
+            if any(_PRINTF_NUMERIC.search(a.text) for a in left if isinstance(a, Str)):
+                self.read_arguments((right,), node)
+            return Value.of(UNKNOWN)
+        return self.binop(left, right, node, operator_symbol(node.operator))
+
+    def expr_Comparison(self, node: cst.Comparison, state: State) -> Value:
+        left = self.eval(node.left, state)
+        result = EMPTY
+        for index, comp in enumerate(node.comparisons):
+            if index and has_tensor(result):
+                # `a < b < c` is `(a < b) and ...`: the first result is used as a condition
+                self.emit("read", (result,), "condition", node,
+                          "used as a condition: `{code}`")
+            right = self.eval(comp.comparator, state)
+            known = self.compare_constants(left, right, comp.operator)
+            if known is not None:
+                result = result.join(Value.of(Const(known)))
+            elif isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                result = result.join(Value.of(UNKNOWN))
+            else:
+                result = result.join(self.binop(left, right, node,
+                                                 operator_symbol(comp.operator)))
+            left = right
+        return result or Value.of(UNKNOWN)
+
+    def binop(self, left: Value, right: Value, node: cst.CSTNode, op: str) -> Value:
+        """A tensor operation between two values: a ``binop`` event and the result tensor."""
+        if has_tensor(left) and has_tensor(right):
+            self.emit("binop", (left, right), op, node, "combined by `{code}`")
+        lefts, rights = left.filter(is_tensorish), right.filter(is_tensorish)
+        tensors = lefts.join(rights)
+        if self.training_depth and has_tensor(tensors):
+            self.emit("training", (tensors,), "op", node,
+                      "used inside `guards.training()`: `{code}`")
+        if not lefts or not rights:
+            result = tensors  # with a scalar (or anything else): the tensor's device
+        else:
+            result = EMPTY
+            for a, a_trace in lefts.items():
+                for b, b_trace in rights.items():
+                    result = result.join(self.combine(a, a_trace, b, b_trace))
+        if not result:
+            for side in (left, right):
+                if any(isinstance(a, (Box, Tup)) for a in side):
+                    return side  # list + list, tuple * n
+        return result or Value.of(UNKNOWN)
+
+    def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
+                ) -> Value:
+        """The result of an operation on tensors ``a`` and ``b``; nothing when it raises."""
+        if isinstance(a, Ten) and isinstance(b, Ten):
+            if devices_clash(a.dev, b.dev):
+                return EMPTY  # DeviceMismatchError: no result
+            # Autodiff with plain of the same backend is tracked: the result is autodiff.
+            keep, trace = (b, b_trace) if b.dev.is_autodiff and not a.dev.is_autodiff else (
+                a, a_trace)
+            return Value.of(keep, trace)
+        if isinstance(a, Ten) and isinstance(b, Sym):
+            return self.project_sym(b, b_trace, ("mix", a.dev))
+        if isinstance(a, Sym) and isinstance(b, Ten):
+            return self.project_sym(a, a_trace, ("mix", b.dev))
+        if (isinstance(a, Sym) and isinstance(b, Sym) and a.owner == b.owner == self.owner
+                and a != b and not _has_pairing(a) and not _has_pairing(b)):
+            # two parameters: the caller's arguments decide whether the operation works
+            return self.project_sym(a, a_trace, ("with", b))
+        return Value.of(a, a_trace).join(Value.of(b, b_trace))
+
+    def read_arguments(self, args: Sequence[Value], node: cst.CSTNode) -> None:
+        """A formatting call reads the data of the tensors among ``args`` (and in tuples)."""
+        for value in args:
+            tensors = value.filter(is_tensorish)
+            for atom in value:
+                if isinstance(atom, Tup):
+                    tensors = tensors.join(join_all(atom.items).filter(is_tensorish))
+            if tensors:
+                self.emit("read", (tensors,), "format", node, "formatted by `{code}`")
+
+
+#: printf conversions that read a number (``%s`` and ``%r`` only print the placeholder)
+_PRINTF_NUMERIC = re.compile(r"%[-+ #0]*[\d*]*(?:\.[\d*]+)?[diouxXeEfFgGc]")
+
+
+def _plain_string_value(literal: str) -> str | None:
+    """The value of a string literal without prefix, escapes or carriage returns (most
+    literals: the text between its quotes), else None; ``literal_eval`` would compile it."""
+    if literal[0] not in "'\"" or "\\" in literal or "\r" in literal:
+        return None
+    quotes = 3 if len(literal) >= 6 and literal[:3] in ("'''", '"""') else 1
+    return literal[quotes:-quotes]
+
+
+def _has_pairing(atom: Sym) -> bool:
+    """Whether ``atom`` already pairs two parameters (pairs of pairs would never end)."""
+    return any(isinstance(p, tuple) and p[0] == "with" for p in atom.proj)

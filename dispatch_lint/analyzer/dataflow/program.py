@@ -1,0 +1,317 @@
+"""The whole program: modules, the heap, units and their fixpoint, summaries on demand.
+
+:class:`Program` holds every checked module, resolves qualified names through the modules'
+imports (absolute, relative, aliased, re-exported), and computes a summary
+(:class:`~dispatch_lint.analyzer.summaries.Summary`) for every function, method, closure and
+lambda on demand, bottom-up: a call analyses its callee first. Whole rounds repeat until no
+summary and no heap slot (module globals, ``self.`` fields, container contents) changes, which
+also settles recursion and values that flow through globals and fields. Findings are collected
+in the last round only, so they reflect the fixpoint.
+
+What the program knows of functions, classes and calls lives beside the interpreter's half of
+each concept (:mod:`.functions`, :mod:`.classes`, :mod:`.calls`, :mod:`.runtime`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import libcst as cst
+
+from dispatch_lint.analyzer import model
+from dispatch_lint.analyzer.bounds import MAX_ROUNDS, MAX_SITES_PER_NODE, ROUND_BUDGET
+from dispatch_lint.analyzer.dataflow.calls import CallModel
+from dispatch_lint.analyzer.dataflow.classes import ClassModel
+from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
+from dispatch_lint.analyzer.dataflow.run import FunctionRun
+from dispatch_lint.analyzer.dataflow.runtime import UserModel
+from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.syntax import dotted_name
+from dispatch_lint.analyzer.events import Event, Hit
+from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
+from dispatch_lint.analyzer.summaries import EMPTY_SUMMARY, Summary
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    UNKNOWN,
+    Box,
+    Closure,
+    Cls,
+    Inst,
+    Ref,
+    Site,
+    Step,
+    Sym,
+    Trace,
+    Value,
+)
+
+
+class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
+    """All checked modules and the analysis state shared by their functions."""
+
+    def __init__(self, files: Sequence[FileInfo], user: model.Model,
+                 judge: Callable[[Event], Iterable[Hit]]) -> None:
+        self.files = list(files)
+        self.user = user
+        self.rules_judge = judge
+        self.modules: dict[str, int] = {}
+        for info in self.files:
+            # The runtime is modelled, never analysed, even when its sources are checked.
+            if not info.module.startswith("dispatch_lint"):
+                self.modules.setdefault(info.module, info.index)
+        self.funcs: dict[int, FuncInfo] = {}
+        self.classes: dict[int, ClassInfo] = {}
+        self.heap: dict[tuple[object, ...], Value] = {}
+        self.summaries: dict[tuple[object, ...], Summary] = {}
+        self.done: set[tuple[object, ...]] = set()
+        self.in_progress: set[tuple[object, ...]] = set()
+        self.modules_done: set[int] = set()
+        self.errors: dict[int, str] = {}
+        # Incremental rounds: each unit (a module's top level, a summary) remembers what it
+        # read and what it found; a later round redoes it only when something it read changed.
+        self.clock = 0
+        self.analyses = 0
+        self.changed_at: dict[object, int] = {}
+        self.units: dict[object, Unit] = {}
+        self.unit_stack: list[Unit] = []
+        self.instance_sites: dict[object, set[Site]] = {}
+        self.contexts: dict[int, set[tuple[object, ...]]] = {}
+        self.node_sites: dict[tuple[int, int], set[Site]] = {}
+        self.changed = False
+        self._free_names: dict[int, frozenset[str]] = {}
+
+    def run(self) -> None:
+        """Analyse every module and function to the fixpoint."""
+        for _ in range(MAX_ROUNDS):
+            self.changed = False
+            self.done = set()
+            self.modules_done = set()
+            for info in self.files:
+                self.analyze_module(info.index)
+            for key in list(self.funcs):
+                self.summary(self.funcs[key], None)
+            if not self.changed:
+                break
+            if self.analyses > ROUND_BUDGET * (len(self.funcs) + len(self.files)) + 500:
+                break  # pathological code: keep the last round's results
+
+    def analyze_module(self, file: int) -> None:
+        if file in self.modules_done or file in self.errors:
+            return
+        self.modules_done.add(file)
+        key = ("module", file)
+        if not self.outdated(key):
+            return
+        info = self.files[file]
+        run = FunctionRun(self, file, key, None, is_module=True)
+        self.begin_unit(key)
+        try:
+            run.run_block(info.tree.body, State())
+        except RecursionError:
+            self.errors[file] = "internal error: code nested too deeply to analyse"
+        except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
+            self.errors[file] = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            self.unit_stack.pop()
+
+    def begin_unit(self, key: object) -> None:
+        self.analyses += 1
+        unit = Unit(self.clock)
+        self.units[key] = unit
+        self.unit_stack.append(unit)
+
+    def outdated(self, key: object) -> bool:
+        """Whether the unit ``key`` must be (re)analysed: never done, or something changed
+        after it first read it (what it wrote itself before reading it does not count)."""
+        unit = self.units.get(key)
+        if unit is None:
+            return True
+        changed_at = self.changed_at
+        return any(changed_at.get(dep, -1) >= first for dep, first in unit.reads.items())
+
+    def note_read(self, dep: object) -> None:
+        if self.unit_stack:
+            self.unit_stack[-1].reads.setdefault(dep, self.clock)
+
+    def note_change(self, dep: object) -> None:
+        self.changed = True
+        self.changed_at[dep] = self.clock
+        self.clock += 1
+
+    @property
+    def findings(self) -> dict[tuple[str, int, int], Finding]:
+        """Every unit's findings from its latest analysis."""
+        out: dict[tuple[str, int, int], Finding] = {}
+        for unit in self.units.values():
+            for key, finding in unit.findings.items():
+                old = out.get(key)
+                if old is None or _trace_len(finding.hit.trace) < _trace_len(old.hit.trace):
+                    out[key] = finding
+        return out
+
+    def write(self, key: tuple[object, ...], value: Value) -> None:
+        if not value:
+            return
+        old = self.heap.get(key)
+        new = value if old is None else old.join(value)
+        if old is None or new != old:
+            self.note_change(key)
+        self.heap[key] = new
+
+    def read(self, key: tuple[object, ...]) -> Value | None:
+        self.note_read(key)
+        return self.heap.get(key)
+
+    def global_value(self, file: int, name: str) -> Value | None:
+        key = ("g", file, name)
+        if key not in self.heap and file not in self.modules_done:
+            self.analyze_module(file)
+        return self.read(key)
+
+    def box_item(self, box: Box, key: object) -> Value:
+        if key is not None:
+            exact = self.read(("bk", box.site, key))
+            if exact is not None:
+                return exact
+        return self.read(("b", box.site)) or EMPTY
+
+    def absolute_module(self, file: int, node: cst.ImportFrom) -> str | None:
+        """The module an ``ImportFrom`` names, relative imports resolved."""
+        name = dotted_name(node.module) if node.module is not None else ""
+        if not node.relative:
+            return name
+        info = self.files[file]
+        package = info.module.split(".")
+        if not info.is_package:
+            package = package[:-1]
+        up = len(node.relative) - 1
+        if up > len(package):
+            return None
+        base = package[: len(package) - up] if up else package
+        return ".".join([*base, name] if name else base)
+
+    def resolve(self, qualname: str) -> Value | None:
+        """What ``qualname`` denotes in the checked tree, or None when it is outside it."""
+        if qualname in self.modules:
+            return Value.of(Ref(qualname, key=("module", self.modules[qualname])))
+        parts = qualname.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if module in self.modules:
+                value = self.global_value(self.modules[module], parts[i])
+                if value is None or i + 1 < len(parts):
+                    return None
+                return value
+        return None
+
+    def star_names(self, module: str) -> dict[str, Value]:
+        file = self.modules.get(module)
+        if file is None:
+            return {}
+        self.analyze_module(file)
+        names = {}
+        for key, value in list(self.heap.items()):
+            if key[0] == "g" and key[1] == file and not str(key[2]).startswith("_"):
+                self.note_read(key)
+                names[key[2]] = value
+        return names
+
+    def bounded(self, site: Site) -> Site:
+        """``site``, or once a node has made things in too many contexts, the one site all
+        later contexts share (precision traded for a bounded heap)."""
+        sites = self.node_sites.setdefault((site.file, site.node), set())
+        if site in sites:
+            return site
+        if len(sites) >= MAX_SITES_PER_NODE:
+            return Site(site.file, site.node, None)
+        sites.add(site)
+        return site
+
+    def summary(self, info: FuncInfo, closure: Closure | None,
+                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = ()
+                ) -> Summary:
+        """The summary of ``info`` (a closure: with its captured values; a method: for the
+        receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
+        subclass's override and each instance's fields stay its own)."""
+        key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
+                                   context)
+        dep = ("s", key)
+        if key in self.done or key in self.in_progress:
+            self.note_read(dep)
+            return self.summaries.get(key, EMPTY_SUMMARY)
+        if info.file in self.errors:
+            self.note_read(dep)
+            return EMPTY_SUMMARY
+        if key in self.summaries and not self.outdated(key):
+            self.done.add(key)
+            self.note_read(dep)
+            return self.summaries[key]
+        self.in_progress.add(key)
+        self.begin_unit(key)
+        try:
+            summary = self._summarize(info, closure, self_cls, dict(context), key)
+        except RecursionError:
+            self.errors[info.file] = "internal error: code nested too deeply to analyse"
+            summary = EMPTY_SUMMARY
+        except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
+            self.errors[info.file] = f"internal error: {type(exc).__name__}: {exc}"
+            summary = EMPTY_SUMMARY
+        finally:
+            self.in_progress.discard(key)
+            self.unit_stack.pop()
+        self.done.add(key)
+        old = self.summaries.get(key)
+        if old is None or old.signature() != summary.signature():
+            self.note_change(dep)
+        self.summaries[key] = summary
+        # Read once made: the caller goes on with this very summary, so only a later change
+        # (recursion settling, a later round) makes the caller outdated.
+        self.note_read(dep)
+        return summary
+
+    def _summarize(self, info: FuncInfo, closure: Closure | None,
+                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object
+                   ) -> Summary:
+        captured = {name: value for name, value in closure.captured if name} if closure else {}
+        run = FunctionRun(self, info.file, info.key, info, captured=captured)
+        run.param_context = context
+        run.site_owner = key
+        state = State()
+        for index, param in enumerate(info.params):
+            if index == 0 and info.cls is not None and info.kind in ("method", "property",
+                                                                     "setter"):
+                state.env[param.name] = Value.of(self_cls or Inst(info.cls.key))
+                run.self_value = state.env[param.name]
+            elif index == 0 and info.cls is not None and info.kind == "classmethod":
+                state.env[param.name] = Value.of(self_cls or Cls(info.cls.key))
+            else:
+                step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`",
+                            info.node if isinstance(info.node, cst.FunctionDef) else None)
+                state.env[param.name] = Value.of(
+                    Sym(index, (), info.no_capture, info.key), Trace(step))
+        if isinstance(info.node, cst.Lambda):
+            ret = run.eval(info.node.body, state)
+            run.returns = run.returns.join(ret)
+            end: State | None = None
+        else:
+            end = run.run_block(info.node.body.body, state)
+        ret = run.returns
+        if end is not None:
+            ret = ret.join(Value.of(UNKNOWN))
+        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key)
+
+    def judge(self, event: Event, fresh: set[object] | None) -> None:
+        """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``
+        atoms when the event comes from a callee, so no finding is reported twice)."""
+        for hit in self.rules_judge(event):
+            if fresh is not None and not any(c in fresh for c in hit.culprits):
+                continue
+            key = (hit.rule, event.file, id(event.node))
+            findings = self.unit_stack[-1].findings
+            old = findings.get(key)
+            if old is None or _trace_len(hit.trace) < _trace_len(old.hit.trace):
+                findings[key] = Finding(hit, event)
+
+
+def _trace_len(trace: Trace | None) -> int:
+    return trace.length if trace is not None else 0

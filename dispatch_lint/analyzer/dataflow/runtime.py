@@ -1,0 +1,241 @@
+"""The dispatch runtime's API as the interpreter sees it: devices, tensors, moves, programs.
+
+What each name of ``dispatch_lint.runtime`` does is data in :mod:`dispatch_lint.analyzer.model`;
+this module turns it into values and events. The user's own sources, sinks and sanitizers
+(``[tool.dispatch-lint]``) are applied here too (:class:`UserModel`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dispatch_lint.analyzer import model
+from dispatch_lint.analyzer.dataflow.syntax import is_constant_false
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    UNKNOWN,
+    Dev,
+    ProgramAtom,
+    Site,
+    Step,
+    Str,
+    Sym,
+    Ten,
+    Trace,
+    Value,
+    has_tensor,
+    is_tensorish,
+    narrow_not_capture,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.analyzer.dataflow.run import FunctionRun
+
+
+NUMPY_DEVICE = Dev("numpy")
+
+
+class RuntimeCalls:
+    """Calls of the dispatch runtime and methods of its tensors and devices."""
+
+    def call_api(self, qualname: str, args: tuple[Value, ...], kwargs: dict[str, Value],
+                 node: cst.Call) -> Value:
+        name = model.runtime_name(qualname)
+        if name is None:
+            return self.call_external(qualname, args, kwargs, node)
+        if name in model.DEVICE_CLASSES:
+            return Value.of(self.make_device(model.DEVICE_CLASSES[name], node),
+                            Trace(self.step(node, "device made by `{code}`")))
+        if name == "Autodiff":
+            inner = self.as_device(args[0] if args else kwargs.get("inner", EMPTY), node)
+            return self.autodiff_device(inner, node)
+        if name == "device":
+            made = self.as_device(args[0] if args else kwargs.get("name", EMPTY), node)
+            out = EMPTY
+            for atom, trace in made.items():
+                # device(param): the caller's string becomes a device at the call.
+                out = out.join(self.project_sym(atom, trace, "asdev") if isinstance(atom, Sym)
+                               else Value.of(atom, trace))
+            return out or Value.of(UNKNOWN)
+        if name in model.CREATORS:
+            return self.create_tensor(name, args, kwargs, node)
+        if name == "ensure_not_capture":
+            return narrow_not_capture(args[0]) if args else Value.of(UNKNOWN)
+        if name in ("export",) or name == "from_json":
+            return Value.of(ProgramAtom())
+        if name == "replay":
+            return self.real_result(kwargs.get("device", args[2] if len(args) > 2 else None),
+                                    node)
+        if name in model.SAME_DEVICE_FUNCTIONS and args:
+            tensors = args[0].filter(is_tensorish)
+            if len(args) > 1 and has_tensor(args[1]):
+                self.emit("binop", (tensors, args[1]), name, node,
+                          "combined by `{code}`")
+            return tensors or Value.of(UNKNOWN)
+        return Value.of(UNKNOWN)
+
+    def tensor_method(self, tensors: Value, name: str, args: tuple[Value, ...],
+                      kwargs: dict[str, Value], node: cst.Call) -> Value:
+        detail = f".{name}()"
+        if name in model.AUTODIFF_METHODS:
+            self.emit("autodiff", (tensors,), detail, node, "`{code}` is called")
+            if name == "backward":
+                return Value.of(UNKNOWN)
+            if name == "require_grad":
+                return tensors
+            return self.map_tensors(tensors, lambda d: d.inner or d, "inner")
+        if name == "to_device":
+            target_arg = args[0] if args else kwargs.get("device", EMPTY)
+            target = self.as_device(target_arg, node)
+            self.emit("move", (tensors, target), detail, node, "moved by `{code}`")
+            out = EMPTY
+            for atom, trace in tensors.items():
+                for dev, dev_trace in target.items():
+                    if isinstance(atom, Ten) and atom.dev.is_capture:
+                        if dev == atom.dev:
+                            out = out.join(Value.of(atom, trace))
+                    elif isinstance(dev, Dev):
+                        out = out.join(Value.of(Ten(dev), trace.then(self.step(
+                            node, f"moved to {dev.describe()}")) if trace else dev_trace))
+                    elif isinstance(dev, Sym):
+                        out = out.join(self.project_sym(dev, dev_trace, "tensor"))
+            return out or Value.of(UNKNOWN)
+        if name in model.DATA_READ_METHODS:
+            self.emit("read", (tensors,), detail, node, "read by `{code}`")
+            return Value.of(UNKNOWN)
+        if name in model.SAME_DEVICE_METHODS:
+            for other in args:
+                if has_tensor(other):
+                    self.emit("binop", (tensors, other), detail, node,
+                              "combined by `{code}`")
+            return tensors
+        if name in model.NON_TENSOR_ATTRIBUTES:
+            return Value.of(UNKNOWN)
+        # An unknown method: for a parameter it may be any object's method; give up quietly.
+        return Value.of(UNKNOWN)
+
+    def map_tensors(self, tensors: Value, change: object, proj: str) -> Value:
+        out = EMPTY
+        for atom, trace in tensors.items():
+            if isinstance(atom, Ten):
+                out = out.join(Value.of(Ten(change(atom.dev)), trace))  # type: ignore[operator]
+            elif isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, proj))
+        return out or Value.of(UNKNOWN)
+
+    def make_device(self, kind: str, node: cst.CSTNode) -> Dev:
+        if kind == "capture":
+            return Dev("capture", site=self.program.bounded(
+                Site(self.file, id(node), self.site_owner)))
+        return Dev(kind)
+
+    def as_device(self, value: Value, node: cst.CSTNode) -> Value:
+        """The devices ``value`` denotes where a device is expected (strings included)."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Dev):
+                out = out.join(Value.of(atom, trace))
+            elif isinstance(atom, Str) and atom.text in model.DEVICE_STRINGS:
+                kinds = model.DEVICE_STRINGS[atom.text]
+                step = self.step(node, f"device made from the string `{atom.text!r}` "
+                                       "by `{code}`")
+                birth = trace.then(step) if trace is not None else Trace(step)
+                dev = self.make_device(kinds[-1], node)
+                if len(kinds) == 2:
+                    out = out.join(self.autodiff_device(Value.of(dev, birth), node))
+                else:
+                    out = out.join(Value.of(dev, birth))
+            elif isinstance(atom, Sym):
+                out = out.join(Value.of(atom, trace))
+        return out
+
+    def autodiff_device(self, inner: Value, node: cst.CSTNode) -> Value:
+        devices = inner.filter(lambda a: isinstance(a, (Dev, Sym)))
+        if devices:
+            self.emit("autodiff_device", (devices,), "Autodiff", node,
+                      "wrapped by `{code}`")
+        out = EMPTY
+        for atom, trace in devices.items():
+            if isinstance(atom, Dev):
+                out = out.join(Value.of(Dev("autodiff", inner=atom), trace))
+            else:
+                out = out.join(self.project_sym(atom, trace, "autodiff"))
+        return out or Value.of(Dev("autodiff", inner=Dev("real")))
+
+    def create_tensor(self, name: str, args: tuple[Value, ...], kwargs: dict[str, Value],
+                      node: cst.Call) -> Value:
+        position = model.CREATORS[name]
+        device_node = _argument(node, "device", position)
+        device_arg = kwargs.get("device")
+        if device_arg is None and len(args) > position:
+            device_arg = args[position]
+        if device_node is None or is_constant_false(device_node):
+            # No device (or device=None): NumPy(), or a fresh Capture() for a placeholder.
+            kind = "capture" if name == "placeholder" else "numpy"
+            devices = Value.of(self.make_device(kind, node))
+        else:
+            devices = self.as_device(device_arg or EMPTY, node)
+            if not devices and name == "placeholder":
+                devices = Value.of(self.make_device("capture", node))
+        out = EMPTY
+        birth = self.step(node, "born from `{code}`")
+        for dev, trace in devices.items():
+            if isinstance(dev, Dev):
+                if self.training_depth and dev.is_capture:
+                    self.emit("training", (Value.of(Ten(dev), Trace(birth)),), "create", node,
+                              "created inside `guards.training()`: `{code}`")
+                out = out.join(Value.of(Ten(dev), trace.then(birth) if trace else Trace(birth)))
+            elif isinstance(dev, Sym):
+                out = out.join(self.project_sym(dev, trace, "tensor"))
+        return out or Value.of(UNKNOWN)
+
+    def real_result(self, device: Value | None, node: cst.CSTNode) -> Value:
+        """The result of ``Program.run`` / ``replay``: real tensors on ``device``."""
+        step = self.step(node, "real result of `{code}`")
+        devices = self.as_device(device, node) if device is not None else Value.of(NUMPY_DEVICE)
+        out = EMPTY
+        for dev in devices:
+            if isinstance(dev, Dev) and not dev.is_capture:
+                out = out.join(Value.of(Ten(dev), Trace(step)))
+        return out or Value.of(Ten(Dev("real")), Trace(step))
+
+
+class UserModel:
+    """Calls of the user's configured sources, sinks and sanitizers."""
+
+    def user_model_call(self, qualname: str, run: FunctionRun, args: tuple[Value, ...],
+                        kwargs: dict[str, Value], node: cst.Call) -> Value | None:
+        """Calls of the user's own sources, sinks and sanitizers (``[tool.dispatch-lint]``)."""
+        user = self.user
+        for sink in user.sinks.get(qualname, ()):
+            if isinstance(sink.arg, int):
+                value = args[sink.arg] if sink.arg < len(args) else None
+            else:
+                value = kwargs.get(sink.arg)
+            if value is not None and any(isinstance(a, (Ten, Sym)) for a in value):
+                run.emit("user_sink", (value,), qualname, node,
+                         "passed to `{code}` (a configured sink)", rule=sink.rule)
+        if qualname in user.sources:
+            dev = run.make_device("capture", node)
+            trace = Trace(Step(run.file, node, "born from `{code}` (a configured source)",
+                               run.anchor))
+            return Value({dev: trace, Ten(dev): trace})
+        if qualname in user.sanitizers:
+            return narrow_not_capture(args[0]) if args else Value.of(UNKNOWN)
+        return None
+
+
+def _argument(call: cst.Call, keyword: str, position: int) -> cst.BaseExpression | None:
+    """The expression passed as ``keyword`` (or at ``position``) in ``call``."""
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+        elif not arg.star:
+            if positional == position:
+                return arg.value
+            positional += 1
+    return None

@@ -1,0 +1,103 @@
+"""What the analysis knows about the checked program: its files, functions and classes, the
+units it analyses and the findings they make.
+
+Plain records, shared by the interpreter (:mod:`dispatch_lint.analyzer.dataflow`), the summaries
+and the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dispatch_lint.analyzer.events import Event, Hit
+from dispatch_lint.analyzer.values import Value
+
+
+@dataclass
+class FileInfo:
+    """One parsed module of the checked tree."""
+
+    index: int
+    path: str
+    module: str
+    is_package: bool
+    tree: cst.Module
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    node: cst.CSTNode
+    kind: str  # "pos", "kwonly", "star", "kwstar"
+
+
+@dataclass
+class FuncInfo:
+    """A function, method, nested function or lambda of the checked tree."""
+
+    key: int
+    node: cst.FunctionDef | cst.Lambda
+    file: int
+    name: str
+    qualname: str
+    params: list[ParamInfo]
+    cls: ClassInfo | None = None
+    #: function, method, staticmethod, classmethod, property, setter
+    kind: str = "function"
+    nested: bool = False
+    no_capture: bool = False
+    defaults: dict[int, Value] = field(default_factory=dict)
+
+
+@dataclass
+class ClassInfo:
+    """A class of the checked tree: its methods, its bases, its dataclass-style fields."""
+
+    key: int
+    node: cst.ClassDef
+    file: int
+    qualname: str
+    bases: list[int] = field(default_factory=list)
+    methods: dict[str, FuncInfo] = field(default_factory=dict)
+    fields: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Unit:
+    """One analysed unit (a module's top level or a summary): when it was analysed, what it
+    read (heap slots, callee summaries) and what it found."""
+
+    stamp: int
+    #: each heap slot or summary it read, with the clock when it first read it
+    reads: dict[object, int] = field(default_factory=dict)
+    findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule hit at a place: the event it judged and what it found."""
+
+    hit: Hit
+    event: Event
+
+
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    out = [*params.posonly_params, *params.params]
+    if isinstance(params.star_arg, cst.Param):
+        out.append(params.star_arg)
+    out.extend(params.kwonly_params)
+    if params.star_kwarg is not None:
+        out.append(params.star_kwarg)
+    return out
+
+
+def kind_of(param: cst.Param, params: cst.Parameters) -> str:
+    if param is params.star_arg:
+        return "star"
+    if param is params.star_kwarg:
+        return "kwstar"
+    if param in params.kwonly_params:
+        return "kwonly"
+    return "pos"
