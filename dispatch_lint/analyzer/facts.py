@@ -52,6 +52,22 @@ class FuncInfo:
 
 
 @dataclass
+class FieldInfo:
+    """A field declared in a class body (``name: type`` or ``name: type = default``), as the
+    ``__init__`` that ``@dataclass`` generates sees it."""
+
+    name: str
+    #: the statement that declares it (a trace step for its default points here)
+    node: cst.CSTNode
+    #: the plain default (``= value``, ``field(default=value)``), evaluated in the class body
+    default: Value | None = None
+    #: ``field(default_factory=f)``: ``f`` is called for every instance
+    factory: Value | None = None
+    #: False for ``field(init=False)``: not a parameter of the generated ``__init__``
+    init: bool = True
+
+
+@dataclass
 class ClassInfo:
     """A class of the checked tree: its methods, its bases, its dataclass-style fields."""
 
@@ -61,7 +77,10 @@ class ClassInfo:
     qualname: str
     bases: list[int] = field(default_factory=list)
     methods: dict[str, FuncInfo] = field(default_factory=dict)
-    fields: list[str] = field(default_factory=list)
+    #: annotated fields of the class body, in order
+    fields: dict[str, FieldInfo] = field(default_factory=dict)
+    #: decorated with ``@dataclass``: instances get every field from the generated __init__
+    dataclass: bool = False
 
 
 @dataclass

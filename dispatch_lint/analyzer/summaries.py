@@ -45,6 +45,8 @@ class Analysis(Protocol):
 
     def bounded(self, site: Site) -> Site: ...
 
+    def copy_fields(self, made: Inst, copy: Inst) -> None: ...
+
 
 class Caller(Protocol):
     """What instantiating a summary needs of the calling function's analysis
@@ -140,8 +142,11 @@ class Substitution:
             sites = self.program.instance_sites.setdefault(atom.cls, set())
             if site in sites or len(sites) < MAX_INSTANCE_SITES:
                 sites.add(site)
-                return Value.of(Inst(atom.cls, site), trace)
-            return Value.of(Inst(atom.cls), trace)
+                copy = Inst(atom.cls, site)
+            else:
+                copy = Inst(atom.cls)
+            self.program.copy_fields(atom, copy)
+            return Value.of(copy, trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes:
             # a container the callee made and filled with its parameters: one per call
             site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))

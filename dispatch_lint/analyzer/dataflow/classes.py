@@ -15,8 +15,20 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_INSTANCE_SITES
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.facts import ClassInfo, FuncInfo
-from dispatch_lint.analyzer.values import EMPTY, UNKNOWN, Cls, Inst, Ref, Site, Sym, Value
+from dispatch_lint.analyzer.dataflow.syntax import dotted_name, is_constant_false
+from dispatch_lint.analyzer.facts import ClassInfo, FieldInfo, FuncInfo
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    UNKNOWN,
+    Cls,
+    Inst,
+    Ref,
+    Site,
+    Step,
+    Sym,
+    Trace,
+    Value,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
@@ -40,27 +52,75 @@ class ClassModel:
         body.site_owner = run.site_owner
         body.class_info = info  # type: ignore[attr-defined]
         body_state = body.run_block(node.body.body, State()) or State()
-        for stmt in node.body.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                    if small.target.value not in info.fields:
-                        info.fields.append(small.target.value)
+        if not info.dataclass:
+            info.dataclass = any(_is_dataclass(body.eval_quiet(_decorated(d), state))
+                                 for d in node.decorators)
+        self._declare_fields(info, body, body_state)
         for name, value in body_state.env.items():
             funcs = [self.funcs[a.key] for a in value if isinstance(a, Ref) and a.key in
                      self.funcs and self.funcs[a.key].cls is info]
             if funcs:
                 info.methods[name] = funcs[0]
             else:
-                self.write(self.field_key(Cls(info.key), name), value)
+                self.write_field(Cls(info.key), name, value)
         return info
+
+    def _declare_fields(self, info: ClassInfo, body: FunctionRun, state: State) -> None:
+        """The annotated fields of a class body and their defaults (plain, or given to
+        ``dataclasses.field``), joined over rounds like every other value."""
+        for stmt in info.node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if not (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)):
+                    continue
+                if _is_class_var(small.annotation.annotation):
+                    continue
+                name = small.target.value
+                found = FieldInfo(name, stmt)
+                value = small.value
+                if isinstance(value, cst.Call) and any(
+                        isinstance(a, Ref) and a.qualname == "dataclasses.field"
+                        for a in body.eval_quiet(value.func, state)):
+                    for arg in value.args:
+                        keyword = arg.keyword.value if arg.keyword is not None else None
+                        if keyword == "default":
+                            found.default = body.eval(arg.value, state)
+                        elif keyword == "default_factory":
+                            found.factory = body.eval(arg.value, state)
+                        elif keyword == "init":
+                            found.init = not is_constant_false(arg.value)
+                elif value is not None:
+                    found.default = state.env.get(name)
+                old = info.fields.get(name)
+                if old is not None:
+                    found.default = _joined(old.default, found.default)
+                    found.factory = _joined(old.factory, found.factory)
+                info.fields[name] = found
 
     def field_key(self, owner: Inst | Cls, name: str) -> tuple[object, ...]:
         """The heap slot of field ``name``: per instance site (None: instances we cannot tell
         apart), or the class's own for class attributes. Subclasses share their base's."""
         site = owner.site if isinstance(owner, Inst) else "class"
         return ("f", self.family(owner.cls), site, name)
+
+    def write_field(self, owner: Inst | Cls, name: str, value: Value) -> None:
+        """Field ``name`` of ``owner`` may hold ``value`` (joined with what it held)."""
+        names = self.field_names.setdefault((self.family(owner.cls), _site_of(owner)), set())
+        if name not in names:
+            names.add(name)
+            self.note_change(("fields", self.family(owner.cls), _site_of(owner)))
+        self.write(self.field_key(owner, name), value)
+
+    def copy_fields(self, made: Inst, copy: Inst) -> None:
+        """``copy`` (an instance a callee made, as one call returns it) starts with the fields
+        the callee gave ``made``."""
+        family = self.family(made.cls)
+        self.note_read(("fields", family, made.site))
+        for name in sorted(self.field_names.get((family, made.site), ())):
+            value = self.read(self.field_key(made, name))
+            if value:
+                self.write_field(copy, name, value)
 
     def new_instance(self, cls: object, run: FunctionRun, node: cst.CSTNode) -> Inst:
         """An instance made at ``node``; past a few sites per class they share one slot set,
@@ -110,7 +170,9 @@ class ClassModel:
             return Value.of(Ref(method.qualname, key=method.key, bound=Value.of(inst),
                                 no_capture=method.no_capture))
         value = self.read(self.field_key(inst, name)) or EMPTY
-        value = value.join(self.read(self.field_key(Cls(inst.cls), name)) or EMPTY)
+        if not (value and self._generated_field(inst.cls, name)):
+            # the class attribute, unless the generated __init__ set the instance's own
+            value = value.join(self.read(self.field_key(Cls(inst.cls), name)) or EMPTY)
         return value or Value.of(UNKNOWN)
 
     def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:
@@ -139,28 +201,131 @@ class ClassModel:
     def instantiate(self, cls: Cls, run: FunctionRun, args: tuple[Value, ...],
                     kwargs: dict[str, Value], node: cst.Call) -> Value:
         inst = self.new_instance(cls.cls, run, node)
-        init = self.find_method(cls.cls, "__init__")
-        if init is not None:
-            self.apply(init, run, Value.of(inst), args, kwargs, node)
-        elif cls.cls in self.classes:
-            # dataclass-style: annotated class fields are the constructor's parameters
-            fields = self._all_fields(cls.cls)
-            for index, value in enumerate(args):
-                if index < len(fields):
-                    self.write(self.field_key(inst, fields[index]), run.concrete_part(value))
-                    run.keep_effect(Value.of(inst), "attr:" + fields[index], value)
-            for name, value in kwargs.items():
-                self.write(self.field_key(inst, name), run.concrete_part(value))
-                run.keep_effect(Value.of(inst), "attr:" + name, value)
+        constructor = self._constructor(cls.cls)
+        if isinstance(constructor, FuncInfo):
+            self.apply(constructor, run, Value.of(inst), args, kwargs, node)
+        elif constructor is not None:
+            self._generated_init(inst, constructor, run, args, kwargs, node)
+            post_init = self.find_method(cls.cls, "__post_init__")
+            if post_init is not None:
+                self.apply(post_init, run, Value.of(inst), (), {}, node)
         return Value.of(inst)
 
-    def _all_fields(self, cls: object) -> list[str]:
-        info = self.classes[cls]
-        out: list[str] = []
-        for base in info.bases:
-            if base in self.classes:
-                out.extend(self._all_fields(base))
-        return out + [f for f in info.fields if f not in out]
+    def _constructor(self, cls: object) -> FuncInfo | ClassInfo | None:
+        """What runs when ``cls`` is called: the first ``__init__`` along the bases, or the
+        ``__init__`` a dataclass generates (a class with annotated fields and no ``__init__``
+        of its own is taken as one: NamedTuple, attrs and the like)."""
+        for key in self._mro(cls):
+            info = self.classes[key]
+            if info.dataclass:
+                return info
+            if "__init__" in info.methods:
+                return info.methods["__init__"]
+        if cls in self.classes and self._all_fields(cls):
+            return self.classes[cls]
+        return None
+
+    def _generated_init(self, inst: Inst, info: ClassInfo, run: FunctionRun,
+                        args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
+                        ) -> None:
+        """The ``__init__`` a dataclass generates: each field from its argument, else from
+        its default or by calling its default factory."""
+        fields = self._all_fields(info.key)
+        positional = list(args)
+        for field_info in fields.values():
+            name = field_info.name
+            if field_info.init and positional:
+                value = positional.pop(0)
+            elif field_info.init and name in kwargs:
+                value = kwargs[name]
+            else:
+                value = self._field_default(field_info, info, run, node)
+                if value is None:
+                    continue
+            value = value.map_traces(run.step(node, f"field `{name}` of `{{code}}`"))
+            self.write_field(inst, name, run.concrete_part(value))
+            run.keep_effect(Value.of(inst), "attr:" + name, value)
+
+    def _field_default(self, field_info: FieldInfo, owner: ClassInfo, run: FunctionRun,
+                       node: cst.Call) -> Value | None:
+        """A field's value when its argument is not given: its default, or what its default
+        factory makes for this instance (the trace starts at the field's line)."""
+        if field_info.factory is not None:
+            made = run.call_value(field_info.factory, (), {}, node)
+        elif field_info.default is not None:
+            made = field_info.default
+        else:
+            return None
+        declared = Step(self._field_file(owner, field_info), field_info.node,
+                        f"default of field `{field_info.name}`: `{{code}}`", field_info.node)
+        return Value({atom: Trace(declared).extend(trace) for atom, trace in made.items()})
+
+    def _field_file(self, owner: ClassInfo, field_info: FieldInfo) -> int:
+        for key in self._mro(owner.key):
+            info = self.classes[key]
+            if info.fields.get(field_info.name) is field_info:
+                return info.file
+        return owner.file
+
+    def _generated_field(self, cls: object, name: str) -> bool:
+        """Whether the generated ``__init__`` of ``cls`` sets field ``name`` on every instance."""
+        constructor = self._constructor(cls)
+        return isinstance(constructor, ClassInfo) and name in self._all_fields(constructor.key)
+
+    def _mro(self, cls: object) -> list[object]:
+        """``cls`` and its bases of the checked tree, nearest first (depth first)."""
+        out: list[object] = []
+        stack = [cls]
+        while stack:
+            key = stack.pop(0)
+            if key in out or key not in self.classes:
+                continue
+            out.append(key)
+            stack[:0] = self.classes[key].bases
+        return out
+
+    def _all_fields(self, cls: object) -> dict[str, FieldInfo]:
+        """The fields of ``cls`` and its bases, bases' first (a redeclared field keeps its
+        place and takes the subclass's default), as the generated ``__init__`` orders them."""
+        out: dict[str, FieldInfo] = {}
+        for key in reversed(self._mro(cls)):
+            for name, field_info in self.classes[key].fields.items():
+                out[name] = field_info
+        return out
+
+
+def _site_of(owner: Inst | Cls) -> object:
+    return owner.site if isinstance(owner, Inst) else "class"
+
+
+def _decorated(decorator: cst.Decorator) -> cst.BaseExpression:
+    expr = decorator.decorator
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _is_dataclass(value: Value) -> bool:
+    return any(isinstance(a, Ref) and a.qualname in _DATACLASS_DECORATORS for a in value)
+
+
+#: Decorators whose classes get an ``__init__`` generated from their annotated fields.
+_DATACLASS_DECORATORS = frozenset({
+    "dataclasses.dataclass", "attr.s", "attr.define", "attr.frozen", "attrs.define",
+    "attrs.frozen", "attr.attrs",
+})
+
+
+def _is_class_var(annotation: cst.BaseExpression) -> bool:
+    """``ClassVar[...]`` annotations declare class attributes, not fields."""
+    if isinstance(annotation, cst.Subscript):
+        annotation = annotation.value
+    name = dotted_name(annotation)
+    return name is not None and name.rsplit(".", 1)[-1] == "ClassVar"
+
+
+def _joined(old: Value | None, new: Value | None) -> Value | None:
+    if old is None:
+        return new
+    return old if new is None else old.join(new)
 
 
 class Instances:
@@ -169,12 +334,10 @@ class Instances:
     def store_attr(self, obj: Value, name: str, value: Value) -> None:
         for atom in obj:
             if isinstance(atom, Inst):
-                self.program.write(self.program.field_key(atom, name),
-                                   self.concrete_part(value))
+                self.program.write_field(atom, name, self.concrete_part(value))
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Cls):
-                self.program.write(self.program.field_key(atom, name),
-                                   self.concrete_part(value))
+                self.program.write_field(atom, name, self.concrete_part(value))
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Ref) and isinstance(atom.key, tuple) and atom.key[0] == "module":

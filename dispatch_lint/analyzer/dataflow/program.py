@@ -75,6 +75,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.units: dict[object, Unit] = {}
         self.unit_stack: list[Unit] = []
         self.instance_sites: dict[object, set[Site]] = {}
+        #: the fields written per (class family, instance site): a copy of an instance
+        #: (see :meth:`copy_fields`) gets them all
+        self.field_names: dict[tuple[object, object], set[str]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
