@@ -49,6 +49,10 @@ MAX_TRACE_STEPS = 40
 ANALYSIS_RECURSION_LIMIT = 12000
 
 
+#: How the trace step where a value is born starts.
+_BIRTHS = ("born from ", "device made by ", "device made from ", "real result of ")
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """One file to check: ``path`` as the user should see it, its raw bytes, and its dotted
@@ -376,8 +380,12 @@ class Reporter:
         """"`x` was born at line 12 from `dispatch.placeholder(...)`" for the first step."""
         if len(trace) < 2:
             return ""
-        # The tensor's birth says more than the birth of the device it was made on.
-        first = next((i for i, s in enumerate(trace) if s.message.startswith("born from ")), 0)
+        # The tensor's birth says more than the birth of the device it was made on, and a
+        # device's birth more than the name or default it was made from.
+        first = next((i for i, s in enumerate(trace) if s.message.startswith("born from ")),
+                     None)
+        if first is None:
+            first = next((i for i, s in enumerate(trace) if s.message.startswith(_BIRTHS)), 0)
         where = trace[first]
         name = ""
         for step in trace[first + 1:]:
@@ -388,7 +396,7 @@ class Reporter:
         if where.path != self.files[file].path:
             place += f" of {where.path}"
         what = where.message
-        for prefix in ("born from ", "device made by ", "device made from ", "real result of "):
+        for prefix in _BIRTHS:
             if what.startswith(prefix):
                 what = "from " + what[len(prefix):]
                 break

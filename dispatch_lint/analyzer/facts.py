@@ -57,8 +57,9 @@ class FieldInfo:
     ``__init__`` that ``@dataclass`` generates sees it."""
 
     name: str
-    #: the statement that declares it (a trace step for its default points here)
+    #: the declaration (a trace step for its default points here) and its statement line
     node: cst.CSTNode
+    anchor: cst.CSTNode
     #: the plain default (``= value``, ``field(default=value)``), evaluated in the class body
     default: Value | None = None
     #: ``field(default_factory=f)``: ``f`` is called for every instance

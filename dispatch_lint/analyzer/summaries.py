@@ -25,6 +25,8 @@ from dispatch_lint.analyzer.values import (
     Closure,
     Dev,
     Inst,
+    Partial,
+    Place,
     Site,
     Step,
     Str,
@@ -63,7 +65,8 @@ class Caller(Protocol):
 
     def elements(self, value: Value) -> Value: ...
 
-    def as_device(self, value: Value, node: cst.CSTNode) -> Value: ...
+    def as_device(self, value: Value, node: cst.CSTNode, place: Place | None = None
+                  ) -> Value: ...
 
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value: ...
 
@@ -132,6 +135,9 @@ class Substitution:
             return self.symbol(atom, trace)
         if isinstance(atom, Tup):
             return Value.of(Tup(tuple(self.value(v) for v in atom.items)), trace)
+        if isinstance(atom, Partial):
+            return Value.of(Partial(self.value(atom.func), tuple(self.value(v) for v in atom.args),
+                                    tuple((k, self.value(v)) for k, v in atom.kwargs)), trace)
         if isinstance(atom, Closure) and atom.captured:
             captured = tuple((n, self.value(v)) for n, v in atom.captured)
             return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
@@ -198,6 +204,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     """Apply one symbolic projection (see :class:`Sym`) to a concrete value."""
     if isinstance(proj, tuple) and proj[0] == "item":
         return run.item(value, proj[1], node)
+    if isinstance(proj, tuple) and isinstance(proj[1], Place):
+        return convert(run, value, proj[0], proj[1], node)
     if isinstance(proj, tuple):  # ("mix", device): an operation with a tensor on that device
         partner = Value.of(Ten(proj[1]))
         out = EMPTY
@@ -216,16 +224,30 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     for atom, trace in value.items():
         if isinstance(atom, Sym):
             out = out.join(run.project_sym(atom, trace, proj))
-        elif proj == "asdev":
-            out = out.join(run.as_device(Value.of(atom, trace), node))
-        elif proj == "tensor":
-            for dev, dev_trace in run.as_device(Value.of(atom, trace), node).items():
-                if isinstance(dev, Dev):
-                    out = out.join(Value.of(Ten(dev), dev_trace))
         elif proj == "inner" and isinstance(atom, Ten):
             out = out.join(Value.of(Ten(atom.dev.inner or atom.dev), trace))
-        elif proj == "autodiff" and isinstance(atom, (Dev, Str)):
-            for dev, dev_trace in run.as_device(Value.of(atom, trace), node).items():
-                if isinstance(dev, Dev):
-                    out = out.join(Value.of(Dev("autodiff", inner=dev), dev_trace))
+    return out or Value.of(UNKNOWN)
+
+
+def convert(run: Caller, value: Value, kind: str, place: Place, node: cst.CSTNode) -> Value:
+    """What the callee's conversion at ``place`` makes of the caller's ``value``: a device
+    (``asdev``), a tensor on it (``tensor``) or an autodiff device over it (``autodiff``)."""
+    out = EMPTY
+    for atom, trace in value.items():
+        if isinstance(atom, Sym):
+            out = out.join(run.project_sym(atom, trace, (kind, place)))
+            continue
+        if kind == "autodiff" and not isinstance(atom, (Dev, Str)):
+            continue
+        for dev, dev_trace in run.as_device(Value.of(atom, trace), node, place).items():
+            if not isinstance(dev, Dev):
+                continue
+            if kind == "tensor":
+                step = place.step()
+                out = out.join(Value.of(Ten(dev), dev_trace.then(step) if dev_trace is not None
+                                        else Trace(step)))
+            elif kind == "autodiff":
+                out = out.join(Value.of(Dev("autodiff", inner=dev), dev_trace))
+            else:
+                out = out.join(Value.of(dev, dev_trace))
     return out or Value.of(UNKNOWN)

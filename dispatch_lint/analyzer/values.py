@@ -24,6 +24,8 @@ __all__ = [
     "Cls",
     "Dev",
     "Inst",
+    "Partial",
+    "Place",
     "ProgramAtom",
     "Ref",
     "Site",
@@ -123,8 +125,9 @@ class Ten:
 @dataclass(frozen=True)
 class Sym:
     """Symbolic atom inside a function summary: parameter ``param`` seen through ``proj``
-    (a tuple of projections: "device", "tensor", "elem", "attr:<name>", "inner", "autodiff",
-    "asdev", or ("mix", device): the result of an operation with a tensor on that device).
+    (a tuple of projections: "device", "elem", "attr:<name>", "inner", ("item", key),
+    conversions ("tensor" | "asdev" | "autodiff", :class:`Place`), or ("mix", device): the
+    result of an operation with a tensor on that device).
     ``real`` is set once a guard proved it is not a capture tensor."""
 
     param: int
@@ -132,6 +135,22 @@ class Sym:
     real: bool = False
     #: key of the function whose parameter this is (closures see their outer function's)
     owner: object = None
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a summary converts a caller's value (a device name becoming a device, a tensor
+    made on a device it was given): the projection ``(kind, place)`` of a :class:`Sym`
+    carries it, so that the caller's trace shows the callee's line and a capture device made
+    there is told apart by it."""
+
+    file: int
+    node: cst.CSTNode
+    template: str
+    anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
+
+    def step(self, template: str | None = None) -> Step:
+        return Step(self.file, self.node, template or self.template, self.anchor)
 
 
 @dataclass(frozen=True)
@@ -187,6 +206,16 @@ class Closure:
 
 
 @dataclass(frozen=True)
+class Partial:
+    """A callable with arguments bound ahead of the call: ``functools.partial(f, *args,
+    **kwargs)``, or a function read through an instance (bound to it as a method)."""
+
+    func: Value
+    args: tuple[Value, ...] = ()
+    kwargs: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
 class Tup:
     """A tuple with a known shape: one value per item."""
 
@@ -214,7 +243,8 @@ class Unknown:
 
 UNKNOWN = Unknown()
 
-Atom = Union[Dev, Ten, Sym, Str, Const, Ref, Inst, Cls, Closure, Tup, Box, ProgramAtom, Unknown]
+Atom = Union[Dev, Ten, Sym, Str, Const, Ref, Inst, Cls, Closure, Partial, Tup, Box, ProgramAtom,
+             Unknown]
 
 
 # ------------------------------------------------------------------------------------- traces

@@ -31,6 +31,7 @@ from dispatch_lint.analyzer.values import (
     Const,
     Dev,
     Inst,
+    Partial,
     ProgramAtom,
     Ref,
     Step,
@@ -58,9 +59,13 @@ class Calls:
         for arg in node.args:
             value = self.eval(arg.value, state)
             if arg.star == "*":
-                star.append(self.elements(value))
+                items = _tuple_items(value)
+                if items is not None and not star:
+                    args.extend(items)  # `f(*pair)`, `fn(*args)` in a wrapper: in place
+                else:
+                    star.append(self.elements(value))
             elif arg.star == "**":
-                star.append(EMPTY)
+                kwargs.update(self.keyword_items(value))
             elif arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:
@@ -157,6 +162,9 @@ class Calls:
             info = program.funcs.get(atom.key)
             if info is not None:
                 return program.apply(info, self, None, args, kwargs, node, atom)
+        if isinstance(atom, Partial):
+            return self.call_value(atom.func, (*atom.args, *args), {**dict(atom.kwargs), **kwargs},
+                                   node)
         if isinstance(atom, Cls):
             return program.instantiate(atom, self, args, kwargs, node)
         if isinstance(atom, Inst):
@@ -185,6 +193,12 @@ class CallModel:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed."""
         self_cls: Inst | Cls | None = None
+        if info.cls is not None and receiver is None and args and info.kind in _BOUND_KINDS:
+            receiver, args = args[0], args[1:]  # `Class.method(obj, ...)`, `fn(self, ...)`
+        if receiver is not None and any(isinstance(a, Sym) for a in receiver):
+            # a parameter holding the receiver: the objects the caller passed decide
+            receiver = receiver.join(join_all(run.objects_of(a, node) for a in receiver
+                                              if isinstance(a, Sym)))
         if info.cls is not None and receiver is not None:
             # one summary per receiver: its class decides overrides, its site its fields
             receivers = [a for a in receiver if isinstance(a, (Inst, Cls))]
@@ -219,7 +233,7 @@ class CallModel:
                 key = ast.literal_eval(proj[5:])
                 for atom in new_target:
                     if isinstance(atom, Box):
-                        self.write(("bk", atom.site, key), run.box_part(atom, new_value))
+                        self.write_key(atom.site, key, run.box_part(atom, new_value))
             else:
                 run.store_item(new_target, None, new_value)
         ret = subst.value(summary.ret)
@@ -227,7 +241,9 @@ class CallModel:
 
     def _context(self, info: FuncInfo, bound: dict[int, Value]) -> tuple[object, ...]:
         """The objects of the checked tree passed to ``info``, per parameter: the summary
-        is made for them so that calls through parameters resolve (bounded per function)."""
+        is made for them so that calls through parameters resolve (bounded per function).
+        ``*args`` and ``**kwargs`` are made for the shape of what they pack (how many
+        positions, which names), so that a wrapper forwarding them keeps each in place."""
         context: tuple[object, ...] = ()
         for index, value in sorted(bound.items()):
             objects = value.filter(is_callable_object)
@@ -235,6 +251,14 @@ class CallModel:
                 context += ((index, objects),)
             elif value and all(isinstance(a, (Const, Str)) for a in value):
                 context += ((index, value),)  # flags and names decide branches
+            kind = info.params[index].kind if index < len(info.params) else ""
+            if kind == "star" and _tuple_items(value) is not None:
+                context += ((("shape", index), len(_tuple_items(value) or ())),)
+            elif kind == "kwstar":
+                names = tuple(sorted(k for a in value if isinstance(a, Box) and a.kind == "dict"
+                                     for k in self.box_keys(a) if isinstance(k, str)))
+                if names:
+                    context += ((("shape", index), names),)
         if not context:
             return ()
         seen = self.contexts.setdefault(info.key, set())
@@ -256,9 +280,7 @@ class CallModel:
         bound: dict[int, Value] = {}
         start = 0
         if info.cls is not None and info.kind in ("method", "property", "setter", "classmethod"):
-            start = 1
-            if receiver is None and args and info.kind != "classmethod":
-                args = args[1:]  # Class.method(obj, ...)
+            start = 1  # the receiver (see apply)
         positional = [i for i in range(start, len(params)) if params[i].kind == "pos"]
         rest = list(args)
         for index in positional:
@@ -277,16 +299,29 @@ class CallModel:
                 extra[name] = value
         kwstar = [i for i, p in enumerate(params) if p.kind == "kwstar"]
         if kwstar and extra:
-            bound[kwstar[0]] = run.box_of("dict", node, join_all(extra.values()))
+            bound[kwstar[0]] = run.dict_of(node, extra)
         for index in range(start, len(params)):
             if index not in bound:
                 bound[index] = info.defaults.get(index, Value.of(UNKNOWN))
         return bound
 
 
+#: Method kinds whose first parameter is the instance the method is called on.
+_BOUND_KINDS = frozenset({"method", "property", "setter"})
+
+
+def _tuple_items(value: Value) -> tuple[Value, ...] | None:
+    """The items of ``value`` when it is one tuple of known shape."""
+    if len(value) == 1:
+        atom = next(iter(value))
+        if isinstance(atom, Tup):
+            return atom.items
+    return None
+
+
 def is_callable_object(atom: object) -> bool:
     """Atoms whose calls the analysis can follow: instances, classes, functions, closures."""
-    return isinstance(atom, (Inst, Cls, Closure)) or (
+    return isinstance(atom, (Inst, Cls, Closure, Partial)) or (
         isinstance(atom, Ref) and atom.key is not None and not isinstance(atom.key, tuple)
     )
 

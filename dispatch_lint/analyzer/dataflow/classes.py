@@ -20,8 +20,10 @@ from dispatch_lint.analyzer.facts import ClassInfo, FieldInfo, FuncInfo
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Closure,
     Cls,
     Inst,
+    Partial,
     Ref,
     Site,
     Step,
@@ -77,7 +79,7 @@ class ClassModel:
                 if _is_class_var(small.annotation.annotation):
                     continue
                 name = small.target.value
-                found = FieldInfo(name, stmt)
+                found = FieldInfo(name, small, stmt)
                 value = small.value
                 if isinstance(value, cst.Call) and any(
                         isinstance(a, Ref) and a.qualname == "dataclasses.field"
@@ -171,8 +173,12 @@ class ClassModel:
                                 no_capture=method.no_capture))
         value = self.read(self.field_key(inst, name)) or EMPTY
         if not (value and self._generated_field(inst.cls, name)):
-            # the class attribute, unless the generated __init__ set the instance's own
-            value = value.join(self.read(self.field_key(Cls(inst.cls), name)) or EMPTY)
+            # the class attribute, unless the generated __init__ set the instance's own;
+            # a function stored in the class (a decorated method) is bound to the instance
+            for atom, trace in (self.read(self.field_key(Cls(inst.cls), name)) or EMPTY).items():
+                if isinstance(atom, Closure) or (isinstance(atom, Ref) and atom.key in self.funcs):
+                    atom = Partial(Value.of(atom, trace), (Value.of(inst),))
+                value = value.join(Value.of(atom, trace))
         return value or Value.of(UNKNOWN)
 
     def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:
@@ -257,7 +263,7 @@ class ClassModel:
         else:
             return None
         declared = Step(self._field_file(owner, field_info), field_info.node,
-                        f"default of field `{field_info.name}`: `{{code}}`", field_info.node)
+                        f"default of field `{field_info.name}`: `{{code}}`", field_info.anchor)
         return Value({atom: Trace(declared).extend(trace) for atom, trace in made.items()})
 
     def _field_file(self, owner: ClassInfo, field_info: FieldInfo) -> int:

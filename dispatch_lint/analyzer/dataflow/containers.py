@@ -13,12 +13,14 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.facts import ParamInfo
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
     Box,
     Inst,
     Site,
+    Str,
     Sym,
     Ten,
     Trace,
@@ -41,7 +43,7 @@ class Containers:
             if isinstance(atom, Box):
                 self.program.write(("b", atom.site), self.box_part(atom, value))
                 if key is not None:
-                    self.program.write(("bk", atom.site, key), self.box_part(atom, value))
+                    self.program.write_key(atom.site, key, self.box_part(atom, value))
                     self.keep_effect(Value.of(atom), f"item:{key!r}", value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
@@ -59,23 +61,23 @@ class Containers:
         return Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
 
     def subscript_key(self, node: cst.Subscript, state: State) -> object:
-        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-            return None
-        index = node.slice[0].slice.value
-        if isinstance(index, cst.Integer):
-            return int(index.evaluated_value)
-        if isinstance(index, cst.SimpleString):
-            try:
-                return index.evaluated_value
-            except Exception:  # noqa: BLE001
-                return None
-        return None
+        """The constant key of ``obj[key]`` (a literal, or a name holding one string), else
+        None; the key expression is evaluated here (its calls run), other slices too."""
+        key: object = None
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                index = element.slice.value
+                if len(node.slice) == 1 and isinstance(index, cst.Integer):
+                    return int(index.evaluated_value)
+                value = self.constants(self.eval(index, state))
+                if len(node.slice) == 1 and len(value) == 1:
+                    atom = next(iter(value))
+                    if isinstance(atom, Str):
+                        key = atom.text
+        return key
 
     def expr_Subscript(self, node: cst.Subscript, state: State) -> Value:
         obj = self.eval(node.value, state)
-        for element in node.slice:
-            if isinstance(element.slice, cst.Index):
-                self.eval(element.slice.value, state)
         return self.item(obj, self.subscript_key(node, state), node)
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
@@ -124,7 +126,7 @@ class Containers:
             if starred:
                 value = self.elements(value)
             else:
-                self.program.write(("bk", box.site, index), self.box_part(box, value))
+                self.program.write_key(box.site, index, self.box_part(box, value))
                 self.keep_effect(Value.of(box), f"item:{index!r}", value)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
@@ -141,7 +143,7 @@ class Containers:
                 if isinstance(element.key, cst.SimpleString):
                     try:
                         key = element.key.evaluated_value
-                        self.program.write(("bk", box.site, key), self.box_part(box, value))
+                        self.program.write_key(box.site, key, self.box_part(box, value))
                         self.keep_effect(Value.of(box), f"item:{key!r}", value)
                     except Exception:  # noqa: BLE001
                         pass
@@ -180,6 +182,35 @@ class Containers:
         inner = self.comprehension(node, node.for_in, state)
         self.eval(node.key, inner)
         return self.box_of("dict", node, self.eval(node.value, inner))
+
+    def dict_of(self, node: cst.CSTNode, items: dict[str, Value]) -> Value:
+        """A dict made at ``node`` holding ``items`` under their names (``**kwargs``)."""
+        box = self.new_box("dict", node)
+        for name, value in items.items():
+            self.store_item(Value.of(box), name, value)
+        return Value.of(box)
+
+    def keyword_names(self, value: Value) -> set[str]:
+        """The string keys a mapping passed as ``**value`` is known to hold."""
+        return {k for a in value if isinstance(a, Box) and a.kind == "dict"
+                for k in self.program.box_keys(a) if isinstance(k, str)}
+
+    def keyword_items(self, value: Value) -> dict[str, Value]:
+        """The keyword arguments ``f(**value)`` passes, as far as the keys are known."""
+        return {name: self.item(value, name) for name in sorted(self.keyword_names(value))}
+
+    def packed_parameter(self, param: ParamInfo, symbol: Value, shape: object) -> Value:
+        """``*args`` (``shape``: how many positions) or ``**kwargs`` (``shape``: the names) as
+        a summary sees it in a calling context: each packed argument a parameter of its own."""
+        sym = next(iter(symbol))
+        trace = symbol.trace(sym)
+        if isinstance(shape, int):
+            return Value.of(Tup(tuple(self.project_sym(sym, trace, ("item", i))
+                                      for i in range(shape))))
+        box = self.new_box("dict", param.node)
+        for name in shape:  # type: ignore[attr-defined]
+            self.store_item(Value.of(box), name, self.project_sym(sym, trace, ("item", name)))
+        return Value.of(box)
 
     def box_of(self, kind: str, node: cst.CSTNode, content: Value) -> Value:
         box = self.new_box(kind, node)

@@ -62,6 +62,8 @@ class Expressions:
             except Exception:  # noqa: BLE001 - odd literals are just unknown strings
                 return Value.of(UNKNOWN)
         if isinstance(text, str) and len(text) < 40:
+            if text in model.DEVICE_STRINGS:  # where a device came from starts here
+                return Value.of(Str(text), Trace(self.step(node, "device name `{code}`")))
             return Value.of(Str(text))
         return Value.of(UNKNOWN)
 

@@ -13,6 +13,7 @@ from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Partial,
     Str,
     Tup,
     Value,
@@ -67,6 +68,23 @@ class ExternalCalls:
         if qualname in model.DATA_READ_FUNCTIONS and args and has_tensor(args[0]):
             self.emit("read", (args[0].filter(is_tensorish),), qualname.split(".")[-1] + "()",
                       node, "read by `{code}`")
-        if qualname in ("functools.partial",) and args:
-            return args[0]
+        if qualname == "functools.partial" and args:
+            step = self.step(node, "bound by `{code}`")
+            return Value.of(Partial(args[0], tuple(a.map_traces(step) for a in args[1:]),
+                                    tuple((k, v.map_traces(step))
+                                          for k, v in sorted(kwargs.items()))))
+        if qualname == "functools.reduce" and len(args) > 1:
+            return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def fold(self, func: Value, sequence: Value, initial: Value | None, node: cst.Call
+             ) -> Value:
+        """``functools.reduce(func, sequence, initial)``: the accumulator starts as
+        ``initial`` (else the first element) and takes each result in turn; two steps reach
+        what more would (the values only grow)."""
+        elements = self.elements(sequence)
+        accumulator = self.item(sequence, 0) if initial is None else initial
+        for _ in range(2):
+            accumulator = accumulator.join(self.call_value(func, (accumulator, elements), {},
+                                                           node))
+        return accumulator

@@ -14,6 +14,7 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.facts import ClassInfo, FuncInfo, ParamInfo, all_params, kind_of
+from dispatch_lint.analyzer.dataflow.calls import is_callable_object
 from dispatch_lint.analyzer.values import EMPTY, Closure, Ref, Trace, Value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,6 +119,21 @@ class Closures:
                 atom = Closure(atom.key, captured or (("", EMPTY),), atom.no_capture)
             out[atom] = trace
         return Value(out)
+
+    def decorate(self, node: cst.FunctionDef | cst.ClassDef, value: Value, state: State
+                 ) -> Value:
+        """What the name of a decorated definition is bound to: each decorator, nearest
+        first, is called with what the definition is so far and its result replaces it (a
+        registering decorator runs here). A result the analysis cannot follow (a decorator
+        from another library) keeps the definition: such decorators wrap and call it."""
+        for decorator in reversed(node.decorators):
+            decorate = self.eval(decorator.decorator, state)
+            if not any(is_callable_object(a) for a in decorate):
+                continue
+            result = self.call_value(decorate, (value,), {}, decorator.decorator)
+            if any(is_callable_object(a) for a in result):
+                value = result
+        return value
 
     def expr_Lambda(self, node: cst.Lambda, state: State) -> Value:
         info = self.program.define_function(node, self, state)

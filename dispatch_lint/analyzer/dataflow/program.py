@@ -78,6 +78,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         #: the fields written per (class family, instance site): a copy of an instance
         #: (see :meth:`copy_fields`) gets them all
         self.field_names: dict[tuple[object, object], set[str]] = {}
+        #: the constant keys written per container site (``f(**options)`` passes them)
+        self.keys_at: dict[Site, set[object]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
@@ -170,6 +172,19 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         if key not in self.heap and file not in self.modules_done:
             self.analyze_module(file)
         return self.read(key)
+
+    def write_key(self, site: Site, key: object, value: Value) -> None:
+        """The container made at ``site`` may hold ``value`` under the constant ``key``."""
+        keys = self.keys_at.setdefault(site, set())
+        if key not in keys:
+            keys.add(key)
+            self.note_change(("keys", site))
+        self.write(("bk", site, key), value)
+
+    def box_keys(self, box: Box) -> set[object]:
+        """The constant keys the container ``box`` is known to hold."""
+        self.note_read(("keys", box.site))
+        return self.keys_at.get(box.site, set())
 
     def box_item(self, box: Box, key: object) -> Value:
         if key is not None:
@@ -290,8 +305,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
             else:
                 step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`",
                             info.node if isinstance(info.node, cst.FunctionDef) else None)
-                state.env[param.name] = Value.of(
-                    Sym(index, (), info.no_capture, info.key), Trace(step))
+                symbol = Value.of(Sym(index, (), info.no_capture, info.key), Trace(step))
+                shape = context.get(("shape", index))  # type: ignore[call-overload]
+                if shape is not None:
+                    symbol = run.packed_parameter(param, symbol, shape)
+                state.env[param.name] = symbol
         if isinstance(info.node, cst.Lambda):
             ret = run.eval(info.node.body, state)
             run.returns = run.returns.join(ret)

@@ -31,7 +31,7 @@ from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
-from dispatch_lint.analyzer.values import EMPTY, Closure, Const, Ref, Step, Sym, Tup, Value
+from dispatch_lint.analyzer.values import EMPTY, Closure, Const, Partial, Ref, Step, Sym, Tup, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.program import Program
@@ -148,6 +148,9 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
             return any(self.is_symbolic(a) for v in atom.items for a in v)
         if isinstance(atom, Closure):
             return any(self.is_symbolic(a) for _, v in atom.captured for a in v)
+        if isinstance(atom, Partial):
+            return any(self.is_symbolic(a) for v in (atom.func, *atom.args,
+                                                     *(v for _, v in atom.kwargs)) for a in v)
         return False
 
     def keep_effect(self, target: Value, proj: str, value: Value) -> None:

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dispatch_lint.analyzer import model
-from dispatch_lint.analyzer.dataflow.syntax import is_constant_false
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Const,
     Dev,
+    Place,
     ProgramAtom,
     Site,
     Step,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 NUMPY_DEVICE = Dev("numpy")
+NONE = Const(None)
 
 
 class RuntimeCalls:
@@ -56,8 +58,8 @@ class RuntimeCalls:
             out = EMPTY
             for atom, trace in made.items():
                 # device(param): the caller's string becomes a device at the call.
-                out = out.join(self.project_sym(atom, trace, "asdev") if isinstance(atom, Sym)
-                               else Value.of(atom, trace))
+                out = out.join(self.project_sym(atom, trace, ("asdev", self.place(node)))
+                               if isinstance(atom, Sym) else Value.of(atom, trace))
             return out or Value.of(UNKNOWN)
         if name in model.CREATORS:
             return self.create_tensor(name, args, kwargs, node)
@@ -100,7 +102,8 @@ class RuntimeCalls:
                         out = out.join(Value.of(Ten(dev), trace.then(self.step(
                             node, f"moved to {dev.describe()}")) if trace else dev_trace))
                     elif isinstance(dev, Sym):
-                        out = out.join(self.project_sym(dev, dev_trace, "tensor"))
+                        out = out.join(self.project_sym(dev, dev_trace, ("tensor", self.place(
+                            node, "moved by `{code}`"))))
             return out or Value.of(UNKNOWN)
         if name in model.DATA_READ_METHODS:
             self.emit("read", (tensors,), detail, node, "read by `{code}`")
@@ -125,13 +128,20 @@ class RuntimeCalls:
                 out = out.join(self.project_sym(atom, trace, proj))
         return out or Value.of(UNKNOWN)
 
-    def make_device(self, kind: str, node: cst.CSTNode) -> Dev:
+    def place(self, node: cst.CSTNode, template: str = "") -> Place:
+        """``node`` of this run, for a conversion a caller's value goes through here."""
+        return Place(self.file, node, template, self.anchor)
+
+    def make_device(self, kind: str, node: cst.CSTNode, place: Place | None = None) -> Dev:
+        """A device of ``kind`` made at ``node`` (or, converting a caller's value, at a
+        callee's ``place``): capture devices are told apart by where they are made."""
         if kind == "capture":
+            file, made = (place.file, place.node) if place is not None else (self.file, node)
             return Dev("capture", site=self.program.bounded(
-                Site(self.file, id(node), self.site_owner)))
+                Site(file, id(made), self.site_owner)))
         return Dev(kind)
 
-    def as_device(self, value: Value, node: cst.CSTNode) -> Value:
+    def as_device(self, value: Value, node: cst.CSTNode, place: Place | None = None) -> Value:
         """The devices ``value`` denotes where a device is expected (strings included)."""
         out = EMPTY
         for atom, trace in value.items():
@@ -139,10 +149,10 @@ class RuntimeCalls:
                 out = out.join(Value.of(atom, trace))
             elif isinstance(atom, Str) and atom.text in model.DEVICE_STRINGS:
                 kinds = model.DEVICE_STRINGS[atom.text]
-                step = self.step(node, f"device made from the string `{atom.text!r}` "
-                                       "by `{code}`")
+                template = f"device made from the string `{atom.text!r}` by `{{code}}`"
+                step = place.step(template) if place is not None else self.step(node, template)
                 birth = trace.then(step) if trace is not None else Trace(step)
-                dev = self.make_device(kinds[-1], node)
+                dev = self.make_device(kinds[-1], node, place)
                 if len(kinds) == 2:
                     out = out.join(self.autodiff_device(Value.of(dev, birth), node))
                 else:
@@ -161,24 +171,24 @@ class RuntimeCalls:
             if isinstance(atom, Dev):
                 out = out.join(Value.of(Dev("autodiff", inner=atom), trace))
             else:
-                out = out.join(self.project_sym(atom, trace, "autodiff"))
+                out = out.join(self.project_sym(atom, trace, ("autodiff", self.place(node))))
         return out or Value.of(Dev("autodiff", inner=Dev("real")))
 
     def create_tensor(self, name: str, args: tuple[Value, ...], kwargs: dict[str, Value],
                       node: cst.Call) -> Value:
         position = model.CREATORS[name]
-        device_node = _argument(node, "device", position)
         device_arg = kwargs.get("device")
         if device_arg is None and len(args) > position:
             device_arg = args[position]
-        if device_node is None or is_constant_false(device_node):
-            # No device (or device=None): NumPy(), or a fresh Capture() for a placeholder.
-            kind = "capture" if name == "placeholder" else "numpy"
-            devices = Value.of(self.make_device(kind, node))
+        # No device (or device=None): NumPy(), or a fresh Capture() for a placeholder.
+        default = Value.of(self.make_device("capture" if name == "placeholder" else "numpy",
+                                            node))
+        if device_arg is None or all(a == NONE for a in device_arg):
+            devices = default
         else:
-            devices = self.as_device(device_arg or EMPTY, node)
-            if not devices and name == "placeholder":
-                devices = Value.of(self.make_device("capture", node))
+            devices = self.as_device(device_arg, node)
+            if NONE in device_arg or (not devices and name == "placeholder"):
+                devices = devices.join(default)
         out = EMPTY
         birth = self.step(node, "born from `{code}`")
         for dev, trace in devices.items():
@@ -188,7 +198,8 @@ class RuntimeCalls:
                               "created inside `guards.training()`: `{code}`")
                 out = out.join(Value.of(Ten(dev), trace.then(birth) if trace else Trace(birth)))
             elif isinstance(dev, Sym):
-                out = out.join(self.project_sym(dev, trace, "tensor"))
+                out = out.join(self.project_sym(dev, trace, ("tensor", self.place(
+                    node, "born from `{code}`"))))
         return out or Value.of(UNKNOWN)
 
     def real_result(self, device: Value | None, node: cst.CSTNode) -> Value:
@@ -225,17 +236,3 @@ class UserModel:
         if qualname in user.sanitizers:
             return narrow_not_capture(args[0]) if args else Value.of(UNKNOWN)
         return None
-
-
-def _argument(call: cst.Call, keyword: str, position: int) -> cst.BaseExpression | None:
-    """The expression passed as ``keyword`` (or at ``position``) in ``call``."""
-    positional = 0
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value == keyword:
-                return arg.value
-        elif not arg.star:
-            if positional == position:
-                return arg.value
-            positional += 1
-    return None

@@ -305,12 +305,14 @@ class Statements:
     def stmt_FunctionDef(self, stmt: cst.FunctionDef, state: State) -> State:
         info = self.program.define_function(stmt, self, state)
         if info.kind != "setter":  # a property's setter keeps the property under its name
-            self.set_name(stmt.name.value, self.program.function_value(info), state)
+            value = self.decorate(stmt, self.program.function_value(info), state)
+            self.set_name(stmt.name.value, value, state)
         return state
 
     def stmt_ClassDef(self, stmt: cst.ClassDef, state: State) -> State:
         info = self.program.define_class(stmt, self, state)
-        self.set_name(stmt.name.value, Value.of(Cls(info.key)), state)
+        self.set_name(stmt.name.value, self.decorate(stmt, Value.of(Cls(info.key)), state),
+                      state)
         return state
 
     def assign(self, target: cst.BaseExpression, value: Value, state: State,
