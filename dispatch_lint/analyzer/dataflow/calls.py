@@ -90,7 +90,8 @@ class Calls:
             # A parameter may be a container the caller owns: replay the write at each call.
             for atom, trace in tensors.items():
                 if isinstance(atom, Sym):
-                    out = out.join(self.box_method_on_param(atom, trace, name, args, node))
+                    out = out.join(self.box_method_on_param(atom, trace, name, args, kwargs,
+                                                            node))
         if tensors and name not in CONTAINER_MUTATORS:
             out = out.join(self.tensor_method(tensors, name, args, kwargs, node))
         for atom, trace in receiver.items():
@@ -117,7 +118,7 @@ class Calls:
             elif isinstance(atom, Dev) and name in ("wrap", "from_inner") and atom.is_autodiff:
                 out = out.join(Value.of(Ten(atom), trace))
             elif isinstance(atom, Box):
-                out = out.join(self.box_method(atom, name, args, node))
+                out = out.join(self.box_method(atom, name, args, kwargs, node))
             elif isinstance(atom, Str) and name == "format":
                 if _FORMAT_SPEC.search(atom.text):
                     self.read_arguments((*args, *kwargs.values()), node)

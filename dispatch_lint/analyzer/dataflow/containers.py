@@ -18,6 +18,7 @@ from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
     Box,
+    Const,
     Inst,
     Site,
     Str,
@@ -28,6 +29,9 @@ from dispatch_lint.analyzer.values import (
     Value,
     join_all,
 )
+
+#: List methods after which an item's index says nothing about what it holds.
+_REORDERING = frozenset({"remove", "sort", "reverse", "rotate"})
 
 #: Container methods that put their argument into the container.
 CONTAINER_MUTATORS = frozenset(
@@ -69,11 +73,9 @@ class Containers:
                 index = element.slice.value
                 if len(node.slice) == 1 and isinstance(index, cst.Integer):
                     return int(index.evaluated_value)
-                value = self.constants(self.eval(index, state))
-                if len(node.slice) == 1 and len(value) == 1:
-                    atom = next(iter(value))
-                    if isinstance(atom, Str):
-                        key = atom.text
+                value = self.eval(index, state)
+                if len(node.slice) == 1:
+                    key = self.constant_key(value)
         return key
 
     def expr_Subscript(self, node: cst.Subscript, state: State) -> Value:
@@ -227,24 +229,71 @@ class Containers:
         return added.map_traces(self.step(node, "added to a container: `{code}`"))
 
     def box_method_on_param(self, atom: Sym, trace: Trace | None, name: str,
-                            args: tuple[Value, ...], node: cst.Call) -> Value:
-        self.keep_effect(Value.of(atom, trace), "elem", self.added_by(name, args, node))
+                            args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
+                            ) -> Value:
+        """A container method called on a parameter: its writes are replayed at each call
+        (under the key, when it is a constant), its reads are the parameter's items."""
+        key = self.constant_key(args[0]) if args and name == "setdefault" else None
+        added = self.added_by(name, args, node).join(join_all(kwargs.values()))
+        self.keep_effect(Value.of(atom, trace), "elem", added)
+        if key is not None:
+            self.keep_effect(Value.of(atom, trace), f"item:{key!r}", added)
+        if name == "setdefault":
+            return self.project_sym(atom, trace, ("item", key) if key is not None else "elem"
+                                    ).join(added)
         return Value.of(UNKNOWN)
 
-    def box_method(self, box: Box, name: str, args: tuple[Value, ...], node: cst.Call) -> Value:
+    def box_method(self, box: Box, name: str, args: tuple[Value, ...],
+                   kwargs: dict[str, Value], node: cst.Call) -> Value:
+        """A method of a container the analysis made: what it stores and what it gives."""
+        target = Value.of(box)
+        key = self.constant_key(args[0]) if args else None
+        step = self.step(node, "added to a container: `{code}`")
+        if name == "setdefault" and args:
+            default = args[1] if len(args) > 1 else Value.of(Const(None))
+            self.store_item(target, key, default.map_traces(step))
+            return self.program.box_item(box, key)
+        if name == "update":
+            for arg in args:
+                items = self.keyword_items(arg)
+                for item_key, value in items.items():
+                    self.store_item(target, item_key, value.map_traces(step))
+                if not items:
+                    self.store_item(target, None, self.added_by(name, (arg,), node))
+            for item_key, value in kwargs.items():
+                self.store_item(target, item_key, value.map_traces(step))
+            return Value.of(Const(None))
         if name in CONTAINER_MUTATORS:
-            added = self.added_by(name, args, node)
-            self.program.write(("b", box.site), self.box_part(box, added))
-            self.keep_effect(Value.of(box), "elem", added)
+            if name in ("insert", "appendleft"):
+                self.program.shift_indices(box)
+            self.store_item(target, None, self.added_by(name, args, node))
+            return Value.of(Const(None))
+        if name in _REORDERING:
+            self.program.shift_indices(box)
             return Value.of(UNKNOWN)
-        if name in ("pop", "get", "popleft", "values", "copy", "items"):
+        if name == "get" or (name == "pop" and box.kind == "dict"):
+            default = args[1] if len(args) > 1 else (
+                Value.of(Const(None)) if name == "get" else EMPTY)
+            return self.program.box_item(box, key).join(default) or Value.of(UNKNOWN)
+        if name in ("pop", "popleft"):
+            if args or name == "popleft":
+                self.program.shift_indices(box)
+            return self.program.box_item(box, None) or Value.of(UNKNOWN)
+        if name == "items":
             content = self.program.box_item(box, None)
-            if name == "items":
-                return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN), content))))
-            if name in ("values", "copy"):
-                return Value.of(box)
-            return content or Value.of(UNKNOWN)
+            return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN), content))))
+        if name in ("values", "copy"):
+            return target
         return Value.of(UNKNOWN)
+
+    def constant_key(self, value: Value) -> object:
+        """The key ``value`` certainly is (one string), else None."""
+        value = self.constants(value)
+        if len(value) == 1:
+            atom = next(iter(value))
+            if isinstance(atom, Str):
+                return atom.text
+        return None
 
     def elements(self, value: Value) -> Value:
         """What iterating over ``value`` gives."""

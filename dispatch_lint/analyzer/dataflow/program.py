@@ -36,6 +36,7 @@ from dispatch_lint.analyzer.values import (
     Box,
     Closure,
     Cls,
+    Const,
     Inst,
     Ref,
     Site,
@@ -186,8 +187,13 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.note_read(("keys", box.site))
         return self.keys_at.get(box.site, set())
 
+    def shift_indices(self, box: Box) -> None:
+        """Items of the list ``box`` moved (``insert``, ``pop(i)``, ``sort``, ...): what an
+        index held before says nothing any more."""
+        self.write(("shifted", box.site), Value.of(Const(True)))
+
     def box_item(self, box: Box, key: object) -> Value:
-        if key is not None:
+        if key is not None and not (isinstance(key, int) and self.read(("shifted", box.site))):
             exact = self.read(("bk", box.site, key))
             if exact is not None:
                 return exact

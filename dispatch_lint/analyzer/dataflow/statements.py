@@ -32,6 +32,7 @@ from dispatch_lint.analyzer.values import (
     Ten,
     Tup,
     Value,
+    join_all,
 )
 
 
@@ -337,15 +338,25 @@ class Statements:
             self.assign(target.value, value, state, node)
 
     def unpack(self, target: cst.Tuple | cst.List, value: Value, state: State) -> None:
+        """``a, *rest, b = value``: each target gets its item of a tuple of known shape (the
+        starred one a list of the items between), else what iterating the value gives."""
         elements = target.elements
-        starred = any(isinstance(e, cst.StarredElement) for e in elements)
+        count = len(elements)
+        star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)),
+                    None)
         for index, element in enumerate(elements):
             part = EMPTY
-            before_star = not any(isinstance(e, cst.StarredElement) for e in elements[:index + 1])
             for atom, trace in value.items():
-                if isinstance(atom, Tup) and len(atom.items) == len(elements) and not starred or isinstance(atom, Tup) and before_star and index < len(atom.items):
-                    part = part.join(atom.items[index])
-                elif isinstance(atom, Box) and before_star:
+                if isinstance(atom, Tup) and (len(atom.items) == count if star is None
+                                              else len(atom.items) >= count - 1):
+                    size = len(atom.items)
+                    if star is None or index < star:
+                        part = part.join(atom.items[index])
+                    elif index == star:
+                        part = part.join(join_all(atom.items[star:size - (count - star - 1)]))
+                    else:
+                        part = part.join(atom.items[size - (count - index)])
+                elif isinstance(atom, Box) and (star is None or index < star):
                     part = part.join(self.program.box_item(atom, index))
                 else:
                     part = part.join(self.elements(Value.of(atom, trace)))
