@@ -83,6 +83,8 @@ class Summary:
     effects: tuple[tuple[Value, str, Value], ...]
     #: the summary's key: sites of what it makes belong to it
     owner: object = None
+    #: False when every path through the function raises: code after its call is dead
+    returns_normally: bool = True
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
         """Containers the function (``owner``) makes and fills with its parameters' values:
@@ -97,6 +99,7 @@ class Summary:
             self.ret,
             frozenset((e.kind, id(e.sink.node), e.values) for e in self.events),
             frozenset(self.effects),
+            self.returns_normally,
         )
 
 

@@ -94,37 +94,13 @@ class Calls:
                                                             node))
         if tensors and name not in CONTAINER_MUTATORS:
             out = out.join(self.tensor_method(tensors, name, args, kwargs, node))
+        diverged, raising = self.diverged, bool(receiver) and not tensors
         for atom, trace in receiver.items():
-            if isinstance(atom, Sym):
-                # a parameter holding an object of the checked tree: call its method
-                objects = self.objects_of(atom, node)
-                if objects:
-                    out = out.join(self.call_attribute(objects, name, args, kwargs, node))
-                continue
-            if isinstance(atom, Ten):
-                continue
-            if isinstance(atom, Ref):
-                out = out.join(self.call_value(self.attribute_of(atom, trace, name, node),
-                                               args, kwargs, node))
-            elif isinstance(atom, Inst):
-                out = out.join(self.call_method(atom, name, args, kwargs, node,
-                                                Value.of(atom, trace)))
-            elif isinstance(atom, Cls):
-                out = out.join(self.call_value(self.program.class_attribute(atom, name, self),
-                                               args, kwargs, node))
-            elif isinstance(atom, ProgramAtom) and name == "run":
-                out = out.join(self.real_result(kwargs.get("device", args[1] if len(args) > 1
-                                                           else None), node))
-            elif isinstance(atom, Dev) and name in ("wrap", "from_inner") and atom.is_autodiff:
-                out = out.join(Value.of(Ten(atom), trace))
-            elif isinstance(atom, Box):
-                out = out.join(self.box_method(atom, name, args, kwargs, node))
-            elif isinstance(atom, Str) and name == "format":
-                if _FORMAT_SPEC.search(atom.text):
-                    self.read_arguments((*args, *kwargs.values()), node)
-                out = out.join(Value.of(UNKNOWN))
-            else:
-                out = out.join(Value.of(UNKNOWN))
+            self.diverged = False
+            out = out.join(self.method_call(atom, trace, name, args, kwargs, node))
+            raising = raising and self.diverged
+        # the path ends after the call when every method it may call always raises
+        self.diverged = diverged or raising
         for atom, trace in receiver.items():
             if isinstance(atom, Sym) and name in ("items", "values", "get", "pop", "copy"):
                 # a parameter may be a container: mappings' and lists' accessors
@@ -138,11 +114,45 @@ class Calls:
                     out = out.join(elem)
         return out or Value.of(UNKNOWN)
 
+    def method_call(self, atom: object, trace: Trace | None, name: str,
+                    args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
+                    ) -> Value:
+        """``receiver.name(...)`` for one atom the receiver may be (tensors apart)."""
+        if isinstance(atom, Sym):
+            # a parameter holding an object of the checked tree: call its method
+            objects = self.objects_of(atom, node)
+            return self.call_attribute(objects, name, args, kwargs, node) if objects else EMPTY
+        if isinstance(atom, Ten):
+            return EMPTY
+        if isinstance(atom, Ref):
+            return self.call_value(self.attribute_of(atom, trace, name, node), args, kwargs,
+                                   node)
+        if isinstance(atom, Inst):
+            return self.call_method(atom, name, args, kwargs, node, Value.of(atom, trace))
+        if isinstance(atom, Cls):
+            return self.call_value(self.program.class_attribute(atom, name, self), args,
+                                   kwargs, node)
+        if isinstance(atom, ProgramAtom) and name == "run":
+            return self.real_result(kwargs.get("device", args[1] if len(args) > 1 else None),
+                                    node)
+        if isinstance(atom, Dev) and name in ("wrap", "from_inner") and atom.is_autodiff:
+            return Value.of(Ten(atom), trace)
+        if isinstance(atom, Box):
+            return self.box_method(atom, name, args, kwargs, node)
+        if isinstance(atom, Str) and name == "format" and _FORMAT_SPEC.search(atom.text):
+            self.read_arguments((*args, *kwargs.values()), node)
+        return Value.of(UNKNOWN)
+
     def call_value(self, callee: Value, args: tuple[Value, ...], kwargs: dict[str, Value],
                    node: cst.Call) -> Value:
         out = EMPTY
+        diverged, raising = self.diverged, bool(callee)
         for atom, trace in callee.items():
+            self.diverged = False
             out = out.join(self.call_atom(atom, trace, args, kwargs, node))
+            raising = raising and self.diverged
+        # the path ends after the call when every function it may call always raises
+        self.diverged = diverged or raising
         return out or Value.of(UNKNOWN)
 
     def call_atom(self, atom: object, trace: Trace | None, args: tuple[Value, ...],
@@ -237,6 +247,8 @@ class CallModel:
                         self.write_key(atom.site, key, run.box_part(atom, new_value))
             else:
                 run.store_item(new_target, None, new_value)
+        if not summary.returns_normally:
+            run.diverged = True
         ret = subst.value(summary.ret)
         return ret.map_traces(Step(run.file, node, "returned from `{code}`", run.anchor))
 
@@ -252,6 +264,8 @@ class CallModel:
                 context += ((index, objects),)
             elif value and all(isinstance(a, (Const, Str)) for a in value):
                 context += ((index, value),)  # flags and names decide branches
+            elif any(self._holds_flags(a) for a in value):
+                context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
             kind = info.params[index].kind if index < len(info.params) else ""
             if kind == "star" and _tuple_items(value) is not None:
                 context += ((("shape", index), len(_tuple_items(value) or ())),)
@@ -267,6 +281,16 @@ class CallModel:
             return ()
         seen.add(context)
         return context
+
+    def _holds_flags(self, atom: object) -> bool:
+        """A dict with a constant under a constant key: such flags decide branches too."""
+        if not (isinstance(atom, Box) and atom.kind == "dict"):
+            return False
+        for key in self.box_keys(atom):
+            held = self.box_item(atom, key)
+            if held and all(isinstance(a, (Const, Str)) for a in held):
+                return True
+        return False
 
     def project_all(self, run: FunctionRun, value: Value, projections: tuple[object, ...],
                     node: cst.CSTNode) -> Value:

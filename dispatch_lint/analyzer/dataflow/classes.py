@@ -278,6 +278,18 @@ class ClassModel:
         constructor = self._constructor(cls)
         return isinstance(constructor, ClassInfo) and name in self._all_fields(constructor.key)
 
+    def bases_of(self, cls: object) -> set[object]:
+        """``cls`` and every base of it in the checked tree."""
+        return set(self._mro(cls))
+
+    def generated_fields(self, cls: object) -> tuple[str, ...] | None:
+        """The parameters of the ``__init__`` a dataclass generates (its ``__match_args__``),
+        None when ``cls`` has no generated ``__init__``."""
+        constructor = self._constructor(cls)
+        if not isinstance(constructor, ClassInfo):
+            return None
+        return tuple(f.name for f in self._all_fields(constructor.key).values() if f.init)
+
     def _mro(self, cls: object) -> list[object]:
         """``cls`` and its bases of the checked tree, nearest first (depth first)."""
         out: list[object] = []

@@ -61,10 +61,13 @@ class Conditions:
         for atom, trace in value.items():
             known = (
                 self.param_context.get(atom.param)
-                if isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj
-                else None
+                if isinstance(atom, Sym) and atom.owner == self.owner else None
             )
-            if known is not None and all(isinstance(a, (Const, Str)) for a in known):
+            if known is not None and atom.proj:
+                # a flag inside what the caller passed: `config["mode"]`, `options.export`
+                known = self.program.project_all(self, known, atom.proj, self.anchor or
+                                                 cst.Pass())
+            if known and all(isinstance(a, (Const, Str)) for a in known):
                 out = out.join(known)
             else:
                 out = out.join(Value.of(atom, trace))

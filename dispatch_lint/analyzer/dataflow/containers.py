@@ -169,21 +169,30 @@ class Containers:
         return inner
 
     def expr_ListComp(self, node: cst.ListComp, state: State) -> Value:
-        inner = self.comprehension(node, node.for_in, state)
-        return self.box_of("list", node, self.eval(node.elt, inner))
+        return self.box_of("list", node, self.comprehension_value(node, node.elt, state))
 
     def expr_SetComp(self, node: cst.SetComp, state: State) -> Value:
-        inner = self.comprehension(node, node.for_in, state)
-        return self.box_of("set", node, self.eval(node.elt, inner))
+        return self.box_of("set", node, self.comprehension_value(node, node.elt, state))
 
     def expr_GeneratorExp(self, node: cst.GeneratorExp, state: State) -> Value:
-        inner = self.comprehension(node, node.for_in, state)
-        return self.box_of("gen", node, self.eval(node.elt, inner))
+        return self.box_of("gen", node, self.comprehension_value(node, node.elt, state))
 
     def expr_DictComp(self, node: cst.DictComp, state: State) -> Value:
         inner = self.comprehension(node, node.for_in, state)
+        diverged = self.diverged
         self.eval(node.key, inner)
-        return self.box_of("dict", node, self.eval(node.value, inner))
+        value = self.eval(node.value, inner)
+        self.diverged = diverged  # it may loop over nothing
+        return self.box_of("dict", node, value)
+
+    def comprehension_value(self, node: cst.CSTNode, elt: cst.BaseExpression, state: State
+                            ) -> Value:
+        """What the comprehension ``node`` holds: its element over its loops."""
+        inner = self.comprehension(node, node.for_in, state)  # type: ignore[attr-defined]
+        diverged = self.diverged
+        value = self.eval(elt, inner)
+        self.diverged = diverged  # it may loop over nothing
+        return value
 
     def dict_of(self, node: cst.CSTNode, items: dict[str, Value]) -> Value:
         """A dict made at ``node`` holding ``items`` under their names (``**kwargs``)."""

@@ -140,10 +140,15 @@ class Expressions:
     def expr_IfExp(self, node: cst.IfExp, state: State) -> Value:
         true_state, false_state = self.condition(node.test, state)
         values = []
-        if true_state is not None:
-            values.append(self.eval(node.body, true_state))
-        if false_state is not None:
-            values.append(self.eval(node.orelse, false_state))
+        diverged = self.diverged
+        raising = []
+        for branch_state, branch in ((true_state, node.body), (false_state, node.orelse)):
+            if branch_state is not None:
+                self.diverged = False
+                values.append(self.eval(branch, branch_state))
+                raising.append(self.diverged)
+        # the path ends only when every branch that may run raises
+        self.diverged = diverged or (bool(raising) and all(raising))
         return join_all(values) or Value.of(UNKNOWN)
 
     def expr_Await(self, node: cst.Await, state: State) -> Value:
@@ -151,6 +156,7 @@ class Expressions:
 
     def expr_Yield(self, node: cst.Yield, state: State) -> Value:
         # A generator is modelled by what it yields: iterating it gives those values.
+        self.returned = True
         if isinstance(node.value, cst.BaseExpression):
             value = self.eval(node.value, state)
             self.returns = self.returns.join(value.map_traces(self.step(node, "yielded")))
@@ -171,7 +177,9 @@ class Expressions:
             self.emit("read", (left,), "condition", node.left,
                       "used as a condition: `{code}`")
         right_state = self.narrow(node.left, state.copy(), isinstance(node.operator, cst.And))
+        diverged = self.diverged
         right = self.eval(node.right, right_state)
+        self.diverged = diverged  # `x or fail()`: the left side may decide alone
         return left.join(right)
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:

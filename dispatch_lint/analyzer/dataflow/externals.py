@@ -23,11 +23,18 @@ from dispatch_lint.analyzer.values import (
 )
 
 
+#: Functions that never return normally: code after their call is dead.
+_NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})
+
+
 class ExternalCalls:
     """Calls of builtins and of libraries outside the checked tree."""
 
     def call_external(self, qualname: str, args: tuple[Value, ...], kwargs: dict[str, Value],
                       node: cst.Call) -> Value:
+        if qualname in _NO_RETURN:
+            self.diverged = True
+            return EMPTY
         if qualname.startswith("builtins."):
             name = qualname[len("builtins."):]
             if name in model.DATA_READ_BUILTINS and args and has_tensor(args[0]):

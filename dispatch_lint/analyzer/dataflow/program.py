@@ -319,13 +319,15 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         if isinstance(info.node, cst.Lambda):
             ret = run.eval(info.node.body, state)
             run.returns = run.returns.join(ret)
+            run.returned = not run.diverged
             end: State | None = None
         else:
             end = run.run_block(info.node.body.body, state)
         ret = run.returns
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
-        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key)
+        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key,
+                       returns_normally=end is not None or run.returned)
 
     def judge(self, event: Event, fresh: set[object] | None) -> None:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``

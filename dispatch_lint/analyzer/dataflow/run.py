@@ -3,7 +3,8 @@
 :class:`FunctionRun` walks the body statement by statement over libcst nodes, keeping for each
 local name a :class:`~dispatch_lint.analyzer.values.Value` (a may-set of atoms with their
 traces). Each concept of the language lives in a module of its own, as a part of this class:
-:mod:`.statements` (blocks, branches, loops, try, with, match, assignment, imports),
+:mod:`.statements` (blocks, branches, loops, try, with, assignment, imports),
+:mod:`.patterns` (``match``),
 :mod:`.expressions` (names, attributes, operators), :mod:`.conditions` (truth and guards),
 :mod:`.containers`, :mod:`.functions` (closures), :mod:`.classes` (instances and fields),
 :mod:`.calls` (calls and summaries), :mod:`.runtime` (the dispatch runtime's API) and
@@ -26,6 +27,7 @@ from dispatch_lint.analyzer.dataflow.containers import Containers
 from dispatch_lint.analyzer.dataflow.expressions import Expressions
 from dispatch_lint.analyzer.dataflow.externals import ExternalCalls
 from dispatch_lint.analyzer.dataflow.functions import Closures
+from dispatch_lint.analyzer.dataflow.patterns import Patterns
 from dispatch_lint.analyzer.dataflow.runtime import RuntimeCalls
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
@@ -40,8 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _CONSTANTS = {"True": True, "False": False, "None": None}
 
 
-class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Instances, Calls,
-                  RuntimeCalls, ExternalCalls):
+class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Closures, Instances,
+                  Calls, RuntimeCalls, ExternalCalls):
     """One analysis of one function body (or module top level) in one context.
 
     ``params`` binds parameter names to values (symbolic :class:`Sym` atoms for a summary);
@@ -76,6 +78,11 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         #: parameters (``model.forward(x)``, ``fn(t)``) resolve to them
         self.param_context: dict[int, Value] = {}
         self.returns: Value = EMPTY
+        #: some path reached a `return` (or a `yield`: calling a generator function returns)
+        self.returned = False
+        #: the expression being evaluated called a function that always raises: the path ends
+        #: after the statement (see :meth:`Statements.run_block`)
+        self.diverged = False
         self.loops: list[LoopFrame] = []
         self.declared_global: set[str] = set()
         self.training_depth = 0

@@ -2,7 +2,8 @@
 and definitions.
 
 Branches fork the state and join it; loops iterate to a fixpoint; paths that end in
-``return``/``raise``/``break``/``continue`` stop (dead code after them is not analysed).
+``return``/``raise``/``break``/``continue``, or a call of a function that always raises, stop
+(dead code after them is not analysed). ``match`` lives in :mod:`.patterns`.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ class Statements:
                 return None  # dead code: statements after return/raise/break/continue
             self.anchor = stmt
             state = self.run_statement(stmt, state)
+            if self.diverged:  # it called a function that always raises
+                self.diverged = False
+                return None
         return state
 
     def run_statement(self, stmt: cst.CSTNode, state: State) -> State | None:
@@ -89,6 +93,7 @@ class Statements:
         return state
 
     def stmt_Return(self, stmt: cst.Return, state: State) -> None:
+        self.returned = True
         if stmt.value is not None:
             value = self.eval(stmt.value, state)
             self.returns = self.returns.join(value.map_traces(self.step(stmt, "returned")))
@@ -152,6 +157,8 @@ class Statements:
 
     def stmt_If(self, stmt: cst.If, state: State) -> State | None:
         true_state, false_state = self.condition(stmt.test, state)
+        if self.diverged:
+            return None
         if is_constant_false(stmt.test):
             true_state = None
         after_true = self.run_block(stmt.body.body, true_state)
@@ -169,6 +176,8 @@ class Statements:
 
     def stmt_For(self, stmt: cst.For, state: State) -> State | None:
         elements = self.elements(self.eval(stmt.iter, state))
+        if self.diverged:
+            return None
         return self.loop(stmt, state, (stmt.target, elements), None, False)
 
     def loop(self, stmt: cst.For | cst.While, state: State,
@@ -239,11 +248,23 @@ class Statements:
                 self.assign(item.asname.name, self.enter(value, item.item), state, item.item)
         if training:
             self.training_depth += 1
+        before = state.copy()
         try:
-            return self.run_block(stmt.body.body, state)
+            after = self.run_block(stmt.body.body, state)
         finally:
             if training:
                 self.training_depth -= 1
+        if after is None and any(self.suppresses(item.item, before) for item in stmt.items):
+            return before  # `with suppress(...)`, `with pytest.raises(...)`: it goes on
+        return after
+
+    def suppresses(self, manager: cst.BaseExpression, state: State) -> bool:
+        """Whether the context manager ``manager`` swallows the exceptions of its block."""
+        if not isinstance(manager, cst.Call):
+            return False
+        names = {a.qualname for a in self.eval_quiet(manager.func, state) if isinstance(a, Ref)}
+        attribute = manager.func.attr.value if isinstance(manager.func, cst.Attribute) else ""
+        return bool(names & _SUPPRESSING) or attribute in ("assertRaises", "assertRaisesRegex")
 
     def enter(self, value: Value, node: cst.CSTNode) -> Value:
         """The value ``with ... as name`` binds."""
@@ -257,51 +278,6 @@ class Statements:
             else:
                 out = out.join(Value.of(UNKNOWN))
         return out or Value.of(UNKNOWN)
-
-    def stmt_Match(self, stmt: cst.Match, state: State) -> State | None:
-        subject = self.eval(stmt.subject, state)
-        outs: list[State | None] = []
-        rest: State | None = state
-        for case in stmt.cases:
-            if rest is None:
-                break
-            entry = rest.copy()
-            self.bind_pattern(case.pattern, subject, entry)
-            if case.guard is not None:
-                entry, _ = self.condition(case.guard, entry)
-            outs.append(self.run_block(case.body.body, entry))
-            if is_irrefutable(case.pattern) and case.guard is None:
-                rest = None
-        outs.append(rest)
-        return join_states(outs)
-
-    def bind_pattern(self, pattern: cst.MatchPattern, subject: Value, state: State) -> None:
-        if isinstance(pattern, cst.MatchAs):
-            if pattern.pattern is not None:
-                self.bind_pattern(pattern.pattern, subject, state)
-            if pattern.name is not None:
-                state.env[pattern.name.value] = subject
-        elif isinstance(pattern, (cst.MatchSequence, cst.MatchList, cst.MatchTuple)):
-            elems = self.elements(subject)
-            for element in pattern.patterns:
-                inner = element.value if isinstance(element, cst.MatchSequenceElement) else None
-                if inner is not None:
-                    self.bind_pattern(inner, elems, state)
-                elif isinstance(element, cst.MatchStar) and element.name is not None:
-                    state.env[element.name.value] = Value.of(UNKNOWN)
-        elif isinstance(pattern, cst.MatchOr):
-            for element in pattern.patterns:
-                self.bind_pattern(element.pattern, subject, state)
-        elif isinstance(pattern, cst.MatchMapping):
-            for element in pattern.elements:
-                key = element.key.evaluated_value if isinstance(element.key,
-                                                                cst.SimpleString) else None
-                self.bind_pattern(element.pattern, self.item(subject, key), state)
-            if pattern.rest is not None:
-                state.env[pattern.rest.value] = subject
-        elif isinstance(pattern, cst.MatchClass):
-            for node in _pattern_names(pattern):
-                state.env[node] = Value.of(UNKNOWN)
 
     def stmt_FunctionDef(self, stmt: cst.FunctionDef, state: State) -> State:
         info = self.program.define_function(stmt, self, state)
@@ -368,18 +344,5 @@ class Statements:
                 self.assign(element.value, part or Value.of(UNKNOWN), state, element)
 
 
-def is_irrefutable(pattern: cst.MatchPattern) -> bool:
-    return isinstance(pattern, cst.MatchAs) and pattern.pattern is None
-
-
-def _pattern_names(pattern: cst.CSTNode) -> list[str]:
-    names: list[str] = []
-    stack = [pattern]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.MatchAs) and node.name is not None:
-            names.append(node.name.value)
-        if isinstance(node, cst.MatchStar) and node.name is not None:
-            names.append(node.name.value)
-        stack.extend(node.children)
-    return names
+#: Context managers that swallow the exceptions raised in their block.
+_SUPPRESSING = frozenset({"contextlib.suppress", "pytest.raises", "pytest.warns"})
