@@ -85,6 +85,12 @@ class Summary:
     owner: object = None
     #: False when every path through the function raises: code after its call is dead
     returns_normally: bool = True
+    #: what the function returns when it is a capture test of a parameter (or of a field of
+    #: one): (parameter, field or "", True when it returns is_capture(...), False for `not`)
+    guard: tuple[int, str, bool] | None = None
+    #: parameters known not to be capture tensors whenever the function returns (it raises
+    #: for them otherwise): the caller's arguments are narrowed after the call
+    sanitizes: frozenset[int] = frozenset()
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
         """Containers the function (``owner``) makes and fills with its parameters' values:
@@ -100,6 +106,8 @@ class Summary:
             frozenset((e.kind, id(e.sink.node), e.values) for e in self.events),
             frozenset(self.effects),
             self.returns_normally,
+            self.guard,
+            self.sanitizes,
         )
 
 

@@ -13,10 +13,13 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name, is_constant_false, is_constant_true
+from dispatch_lint.analyzer.facts import FuncInfo
+from dispatch_lint.analyzer.summaries import Summary
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
     Box,
+    Closure,
     Cls,
     Const,
     Dev,
@@ -96,30 +99,141 @@ class Conditions:
             if isinstance(test.operator, cst.Or) and not truth:
                 return self.narrow(test.right, self.narrow(test.left, state, False), False)
             return state
-        subject = self.capture_test_subject(test, state)
-        if subject is not None:
+        found = self.capture_test(test, state)
+        if found is not None:
+            subject, polarity = found
             name = dotted_name(subject)
             if name is not None and (name in state.env or "." in name):
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
-                state.env[name] = narrow_capture(value) if truth else narrow_not_capture(value)
+                capture = truth == polarity
+                state.env[name] = narrow_capture(value) if capture else narrow_not_capture(value)
         return state
 
-    def capture_test_subject(self, test: cst.BaseExpression, state: State
-                             ) -> cst.BaseExpression | None:
+    def capture_test(self, test: cst.BaseExpression, state: State
+                     ) -> tuple[cst.BaseExpression, bool] | None:
         """The name (``t``) or field (``self.t``) ``test`` checks for being a capture tensor,
-        if it is such a check."""
+        if it is such a check, and whether the test is true for capture tensors. Besides the
+        runtime's checks, a helper of the tree that returns one counts (see
+        :attr:`Summary.guard`)."""
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
-            if isinstance(comp.operator, (cst.Is, cst.Equal)) and dotted_name(
-                comp.comparator) == "True":
-                return self.capture_test_subject(test.left, state)
+            constant = dotted_name(comp.comparator)
+            if isinstance(comp.operator, (cst.Is, cst.Equal)) and constant in ("True", "False"):
+                found = self.capture_test(test.left, state)
+                if found is not None and constant == "False":
+                    return found[0], not found[1]
+                return found
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
             if _is_narrowable(test.value):
-                return test.value
-        if isinstance(test, cst.Call) and test.args and _is_narrowable(test.args[0].value):
-            if self.is_runtime_call(test, "is_capture", state):
-                return test.args[0].value
+                return test.value, True
+        if isinstance(test, cst.Call):
+            if test.args and _is_narrowable(test.args[0].value):
+                if self.is_runtime_call(test, "is_capture", state):
+                    return test.args[0].value, True
+            return self.helper_guard(test, state)
         return None
+
+    def helper_guard(self, call: cst.Call, state: State
+                     ) -> tuple[cst.BaseExpression, bool] | None:
+        """``if is_symbolic(t):`` where the helper returns ``is_capture(t)``: the argument
+        the helper tests, and the polarity of its answer."""
+        guards = {summary.guard for _, summary in self.callee_summaries(call, state)}
+        if len(guards) != 1:
+            return None
+        guard = guards.pop()
+        if guard is None:
+            return None
+        index, field_name, polarity = guard
+        subject = self.argument_of(call, index, state)
+        if subject is not None and field_name:
+            subject = cst.Attribute(value=subject, attr=cst.Name(field_name))
+        if subject is None or not _is_narrowable(subject):
+            return None
+        return subject, polarity
+
+    def callee_summaries(self, call: cst.Call, state: State) -> list[tuple[FuncInfo, Summary]]:
+        """The functions of the tree ``call`` may call, with their summaries (their calling
+        context apart: what a guard tests does not depend on it)."""
+        out = []
+        for atom in self.eval_quiet(call.func, state):
+            key = atom.key if isinstance(atom, (Ref, Closure)) else None
+            info = self.program.funcs.get(key) if isinstance(key, int) else None
+            if info is None:
+                return []  # something else may be called: no guarantee
+            out.append((info, self.program.summary(info, atom if isinstance(atom, Closure)
+                                                   else None)))
+        return out
+
+    def argument_of(self, call: cst.Call, index: int, state: State
+                    ) -> cst.BaseExpression | None:
+        """The expression ``call`` passes as parameter ``index`` of the function it calls."""
+        infos = [info for info, _ in self.callee_summaries(call, state)]
+        if not infos:
+            return None
+        info = infos[0]
+        bound = info.cls is not None and info.kind in ("method", "property", "setter") and \
+            isinstance(call.func, cst.Attribute)
+        if bound:
+            if index == 0:
+                return call.func.value  # type: ignore[union-attr]
+            index -= 1
+        name = info.params[index + (1 if bound else 0)].name if index + (
+            1 if bound else 0) < len(info.params) else None
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if any(a.star for a in call.args):
+            return None
+        if index < len(positional):
+            return positional[index].value
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == name:
+                return arg.value
+        return None
+
+    def return_guard(self, value: cst.BaseExpression, state: State) -> tuple[int, str, bool] | None:
+        """The guard a ``return value`` is (see :attr:`Summary.guard`), if it is one."""
+        polarity = True
+        while isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+            value, polarity = value.expression, not polarity
+        found = self.capture_test(value, state)
+        if found is None or self.func is None:
+            return None
+        subject, tested = found
+        field_name = ""
+        if isinstance(subject, cst.Attribute):
+            field_name, subject = subject.attr.value, subject.value
+        index = self.parameter_index(subject, state)
+        if index is None:
+            return None
+        return index, field_name, tested == polarity
+
+    def parameter_index(self, node: cst.BaseExpression, state: State) -> int | None:
+        """The parameter ``node`` (a name) still holds, if it holds one unchanged."""
+        if not isinstance(node, cst.Name) or self.func is None:
+            return None
+        for index, param in enumerate(self.func.params):
+            if param.name != node.value:
+                continue
+            value = state.env.get(node.value)
+            if index == 0 and self.self_value is not None:
+                return index if value == self.self_value else None
+            if value is not None and all(isinstance(a, Sym) and a.param == index and not a.proj
+                                         and a.owner == self.owner for a in value):
+                return index
+        return None
+
+    def note_exit(self, state: State, value: cst.BaseExpression | None) -> None:
+        """A normal exit of the function (a ``return``, or its end): what its summary says
+        about guards and sanitized parameters holds only if it holds on every exit."""
+        guard = self.return_guard(value, state) if value is not None else None
+        self.exit_guards.add(guard)
+        sanitized = set()
+        if self.func is not None:
+            for index, param in enumerate(self.func.params):
+                held = state.env.get(param.name)
+                if held and all(isinstance(a, Sym) and a.param == index and a.real
+                                and not a.proj for a in held):
+                    sanitized.add(index)
+        self.sanitized = sanitized if self.sanitized is None else self.sanitized & sanitized
 
     def is_runtime_call(self, call: cst.Call, name: str, state: State) -> bool:
         func = self.eval_quiet(call.func, state)
@@ -157,12 +271,23 @@ class Conditions:
         return None
 
     def narrow_after_call(self, node: cst.Call, state: State) -> None:
-        """``ensure_not_capture(t)`` raises for capture tensors: afterwards ``t`` is real."""
-        if node.args and _is_narrowable(node.args[0].value):
-            subject = node.args[0].value
-            name = dotted_name(subject)
-            if name is None or not self.is_runtime_call(node, "ensure_not_capture", state):
-                return
+        """``ensure_not_capture(t)`` raises for capture tensors: afterwards ``t`` is real. So
+        is an argument a helper of the tree sanitizes (see :attr:`Summary.sanitizes`)."""
+        subjects: list[cst.BaseExpression] = []
+        if node.args and self.is_runtime_call(node, "ensure_not_capture", state):
+            subjects.append(node.args[0].value)
+        elif node.args:
+            summaries = self.callee_summaries(node, state)
+            if summaries:
+                common = frozenset.intersection(*(s.sanitizes for _, s in summaries))
+                for index in sorted(common):
+                    subject = self.argument_of(node, index, state)
+                    if subject is not None:
+                        subjects.append(subject)
+        for subject in subjects:
+            name = dotted_name(subject) if _is_narrowable(subject) else None
+            if name is None:
+                continue
             if name in state.env:
                 state.env[name] = narrow_not_capture(state.env[name])
             elif "." in name:

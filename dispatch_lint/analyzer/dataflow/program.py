@@ -320,14 +320,19 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
             ret = run.eval(info.node.body, state)
             run.returns = run.returns.join(ret)
             run.returned = not run.diverged
+            run.note_exit(state, info.node.body)
             end: State | None = None
         else:
             end = run.run_block(info.node.body.body, state)
         ret = run.returns
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
+            run.note_exit(end, None)
+        guards = run.exit_guards
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key,
-                       returns_normally=end is not None or run.returned)
+                       returns_normally=end is not None or run.returned,
+                       guard=next(iter(guards)) if len(guards) == 1 else None,
+                       sanitizes=frozenset(run.sanitized or ()))
 
     def judge(self, event: Event, fresh: set[object] | None) -> None:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``

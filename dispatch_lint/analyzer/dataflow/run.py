@@ -80,6 +80,10 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.returns: Value = EMPTY
         #: some path reached a `return` (or a `yield`: calling a generator function returns)
         self.returned = False
+        #: on each normal exit: the guard the returned value is (see Summary.guard), and the
+        #: parameters known not to be capture on every exit so far (None: no exit yet)
+        self.exit_guards: set[tuple[int, str, bool] | None] = set()
+        self.sanitized: set[int] | None = None
         #: the expression being evaluated called a function that always raises: the path ends
         #: after the statement (see :meth:`Statements.run_block`)
         self.diverged = False

@@ -94,6 +94,7 @@ class Statements:
 
     def stmt_Return(self, stmt: cst.Return, state: State) -> None:
         self.returned = True
+        self.note_exit(state, stmt.value)
         if stmt.value is not None:
             value = self.eval(stmt.value, state)
             self.returns = self.returns.join(value.map_traces(self.step(stmt, "returned")))
