@@ -157,9 +157,13 @@ class Expressions:
     def expr_Yield(self, node: cst.Yield, state: State) -> Value:
         # A generator is modelled by what it yields: iterating it gives those values.
         self.returned = True
-        if isinstance(node.value, cst.BaseExpression):
+        if isinstance(node.value, cst.From):  # `yield from inner`: what inner yields
+            value = self.elements(self.eval(node.value.item, state))
+        elif isinstance(node.value, cst.BaseExpression):
             value = self.eval(node.value, state)
-            self.returns = self.returns.join(value.map_traces(self.step(node, "yielded")))
+        else:
+            return Value.of(UNKNOWN)
+        self.returns = self.returns.join(value.map_traces(self.step(node, "yielded")))
         return Value.of(UNKNOWN)
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation, state: State) -> Value:

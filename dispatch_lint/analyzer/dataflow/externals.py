@@ -27,6 +27,11 @@ from dispatch_lint.analyzer.values import (
 _NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})
 
 
+#: asyncio functions whose result is (or, awaited, gives) their first argument's result.
+_AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure_future",
+                           "asyncio.wait_for", "asyncio.shield"})
+
+
 class ExternalCalls:
     """Calls of builtins and of libraries outside the checked tree."""
 
@@ -75,6 +80,13 @@ class ExternalCalls:
         if qualname in model.DATA_READ_FUNCTIONS and args and has_tensor(args[0]):
             self.emit("read", (args[0].filter(is_tensorish),), qualname.split(".")[-1] + "()",
                       node, "read by `{code}`")
+        if qualname in _AWAITS_FIRST and args:
+            return args[0]  # the coroutine's result, as `await` gives it
+        if qualname == "asyncio.gather":
+            box = self.new_box("list", node)
+            for index, value in enumerate(args):
+                self.store_item(Value.of(box), index, value)
+            return Value.of(box)
         if qualname == "functools.partial" and args:
             step = self.step(node, "bound by `{code}`")
             return Value.of(Partial(args[0], tuple(a.map_traces(step) for a in args[1:]),

@@ -13,7 +13,14 @@ import libcst as cst
 
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.facts import ClassInfo, FuncInfo, ParamInfo, all_params, kind_of
+from dispatch_lint.analyzer.facts import (
+    ClassInfo,
+    FuncInfo,
+    ParamInfo,
+    all_params,
+    kind_of,
+    yields,
+)
 from dispatch_lint.analyzer.dataflow.calls import is_callable_object
 from dispatch_lint.analyzer.values import EMPTY, Closure, Ref, Trace, Value
 
@@ -75,7 +82,7 @@ class FunctionDefinitions:
             key=id(node), node=node, file=run.file, name=name, qualname=qualname,
             params=params, cls=cls, kind=kind,
             nested=run.func is not None and cls is None or isinstance(node, cst.Lambda),
-            no_capture=no_capture,
+            no_capture=no_capture, generator=yields(node),
         )
 
     def function_value(self, info: FuncInfo) -> Value:

@@ -328,6 +328,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
             run.note_exit(end, None)
+        if info.generator:
+            # a call makes a generator (one per call); iterating it gives what it yields
+            ret = run.box_of("gen", info.node, run.returns)
+            run.returned = True  # making a generator never raises
         guards = run.exit_guards
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key,
                        returns_normally=end is not None or run.returned,

@@ -274,6 +274,9 @@ class Statements:
             if isinstance(atom, Inst):
                 out = out.join(self.call_method(atom, "__enter__", (), {}, node,
                                                 Value.of(atom, trace)))
+            elif isinstance(atom, Box) and atom.kind == "gen":
+                # a generator-based context manager (@contextmanager): what it yields
+                out = out.join(self.elements(Value.of(atom, trace)))
             elif isinstance(atom, (Ten, Dev, Sym, Tup, Box)):
                 out = out.join(Value.of(atom, trace))
             else:
