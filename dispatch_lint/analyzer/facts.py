@@ -49,8 +49,8 @@ class FuncInfo:
     nested: bool = False
     no_capture: bool = False
     defaults: dict[int, Value] = field(default_factory=dict)
-    #: its body yields: a call makes a generator, iterating which gives what it yields
-    generator: bool = False
+    #: the function it is nested in (for closures' ``nonlocal`` variables)
+    parent: FuncInfo | None = None
 
 
 @dataclass
@@ -103,20 +103,6 @@ class Finding:
 
     hit: Hit
     event: Event
-
-
-def yields(node: cst.FunctionDef | cst.Lambda) -> bool:
-    """Whether the body of ``node`` (not of functions nested in it) has a ``yield``."""
-    if isinstance(node, cst.Lambda):
-        return False
-    stack: list[cst.CSTNode] = list(node.body.children)
-    while stack:
-        child = stack.pop()
-        if isinstance(child, cst.Yield):
-            return True
-        if not isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            stack.extend(child.children)
-    return False
 
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:

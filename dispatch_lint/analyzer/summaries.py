@@ -80,7 +80,9 @@ class Summary:
 
     ret: Value
     events: tuple[Event, ...]
-    effects: tuple[tuple[Value, str, Value], ...]
+    #: heap writes through what the caller passes: (target, "attr:<name>" | "elem" |
+    #: ("item", key), value)
+    effects: tuple[tuple[Value, object, Value], ...]
     #: the summary's key: sites of what it makes belong to it
     owner: object = None
     #: False when every path through the function raises: code after its call is dead
@@ -91,6 +93,10 @@ class Summary:
     #: parameters known not to be capture tensors whenever the function returns (it raises
     #: for them otherwise): the caller's arguments are narrowed after the call
     sanitizes: frozenset[int] = frozenset()
+    #: what it writes to heap slots, seen after the call (see :mod:`.dataflow.views`):
+    #: (slot, value, written on every path), and the slots it (or a callee) reads
+    view_out: tuple[tuple[tuple[object, ...], Value, bool], ...] = ()
+    reads: frozenset[tuple[object, ...]] = frozenset()
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
         """Containers the function (``owner``) makes and fills with its parameters' values:
@@ -108,6 +114,8 @@ class Summary:
             self.returns_normally,
             self.guard,
             self.sanitizes,
+            frozenset(self.view_out),
+            self.reads,
         )
 
 
@@ -169,6 +177,14 @@ class Substitution:
             site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
             return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
+
+    def slot(self, slot: tuple[object, ...]) -> tuple[object, ...]:
+        """A heap slot the callee wrote, as the caller sees it: a field of an instance the
+        callee made belongs to this call's copy of it."""
+        if slot[0] == "attr" and isinstance(slot[1], Inst):
+            made = next(iter(self.atom(slot[1], None)))
+            return ("attr", made, slot[2])
+        return slot
 
     def resite(self, atom: object) -> object:
         """Capture devices made inside the callee are new at every call."""

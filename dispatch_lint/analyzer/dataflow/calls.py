@@ -10,7 +10,6 @@ callee's pending events there and replays its effects on the heap.
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ import libcst as cst
 from dispatch_lint.analyzer.bounds import MAX_CONTEXTS
 from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
 from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.summaries import Substitution, project
@@ -221,7 +221,13 @@ class CallModel:
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
                 self_cls = receivers[0]
         bound = self._bind(info, run, node, receiver, args, kwargs)
-        summary = self.summary(info, closure, self_cls, self._context(info, bound))
+        context = self._context(info, bound)
+        summary = self.summary(info, closure, self_cls, context)
+        view = run.view_for(summary.reads)
+        if view:
+            # what this path wrote to the slots the callee reads (see views.py)
+            summary = self.summary(info, closure, self_cls, context, view)
+        run.slot_reads |= summary.reads
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:
@@ -238,15 +244,18 @@ class CallModel:
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
-            if proj.startswith("attr:"):
-                run.store_attr(new_target, proj[5:], new_value)
-            elif proj.startswith("item:"):
-                key = ast.literal_eval(proj[5:])
+            if isinstance(proj, tuple):  # ("item", key): under a constant key
                 for atom in new_target:
                     if isinstance(atom, Box):
-                        self.write_key(atom.site, key, run.box_part(atom, new_value))
+                        self.write_key(atom.site, proj[1], run.box_part(atom, new_value))
+            elif proj.startswith("attr:"):
+                run.store_attr(new_target, proj[5:], new_value,
+                               initial=True if info.name in CONSTRUCTORS else None)
             else:
                 run.store_item(new_target, None, new_value)
+        constructor = info.name in CONSTRUCTORS
+        for slot, value, must in summary.view_out:
+            run.replay_view(subst.slot(slot), subst.value(value), must, constructor)
         if not summary.returns_normally:
             run.diverged = True
         ret = subst.value(summary.ret)

@@ -53,6 +53,7 @@ class ClassModel:
         body = type(run)(self, run.file, run.owner, run.func, captured=dict(state.env))
         body.site_owner = run.site_owner
         body.class_info = info  # type: ignore[attr-defined]
+        body.writes_initial = True  # class attributes are there before any call
         body_state = body.run_block(node.body.body, State()) or State()
         if not info.dataclass:
             info.dataclass = any(_is_dataclass(body.eval_quiet(_decorated(d), state))
@@ -171,11 +172,14 @@ class ClassModel:
                 return self.apply(method, run, Value.of(inst), (), {}, node)
             return Value.of(Ref(method.qualname, key=method.key, bound=Value.of(inst),
                                 no_capture=method.no_capture))
-        value = self.read(self.field_key(inst, name)) or EMPTY
+        value = run.slot_value(("attr", inst, name), self.read(self.field_key(inst, name))
+                               ) or EMPTY
         if not (value and self._generated_field(inst.cls, name)):
             # the class attribute, unless the generated __init__ set the instance's own;
             # a function stored in the class (a decorated method) is bound to the instance
-            for atom, trace in (self.read(self.field_key(Cls(inst.cls), name)) or EMPTY).items():
+            owner = Cls(inst.cls)
+            held = run.slot_value(("attr", owner, name), self.read(self.field_key(owner, name)))
+            for atom, trace in (held or EMPTY).items():
                 if isinstance(atom, Closure) or (isinstance(atom, Ref) and atom.key in self.funcs):
                     atom = Partial(Value.of(atom, trace), (Value.of(inst),))
                 value = value.join(Value.of(atom, trace))
@@ -187,7 +191,8 @@ class ClassModel:
             bound = Value.of(cls) if method.kind == "classmethod" else None
             return Value.of(Ref(method.qualname, key=method.key, bound=bound,
                                 no_capture=method.no_capture))
-        return self.read(self.field_key(cls, name)) or Value.of(UNKNOWN)
+        return run.slot_value(("attr", cls, name), self.read(self.field_key(cls, name))
+                              ) or Value.of(UNKNOWN)
 
     def super_value(self, run: FunctionRun) -> Value:
         func = run.func
@@ -349,17 +354,27 @@ def _joined(old: Value | None, new: Value | None) -> Value | None:
 class Instances:
     """The interpreter's half: storing attributes and calling methods on instances."""
 
-    def store_attr(self, obj: Value, name: str, value: Value) -> None:
+    def store_attr(self, obj: Value, name: str, value: Value, state: State | None = None,
+                   initial: bool | None = None) -> None:
+        """``obj.name = value``: where the program starts from (a constructor, a class body,
+        a module top level: the heap), else on this path (see :mod:`.views`)."""
+        if initial is None:
+            initial = self.writes_initial
         for atom in obj:
-            if isinstance(atom, Inst):
+            if isinstance(atom, (Inst, Cls)):
+                if not initial:
+                    self.write_slot(("attr", atom, name), value, state)
+                    continue
                 self.program.write_field(atom, name, self.concrete_part(value))
-                self.keep_effect(Value.of(atom), "attr:" + name, value)
-            elif isinstance(atom, Cls):
-                self.program.write_field(atom, name, self.concrete_part(value))
+                if isinstance(atom, Inst):
+                    self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Ref) and isinstance(atom.key, tuple) and atom.key[0] == "module":
-                self.program.write(("g", atom.key[1], name), value)
+                if initial:
+                    self.program.write(("g", atom.key[1], name), self.concrete_part(value))
+                else:
+                    self.write_slot(("g", atom.key[1], name), value, state)
 
     def call_method(self, inst: Inst, name: str, args: tuple[Value, ...],
                     kwargs: dict[str, Value], node: cst.CSTNode | None, receiver: Value) -> Value:

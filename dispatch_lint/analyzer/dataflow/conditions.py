@@ -226,6 +226,7 @@ class Conditions:
         about guards and sanitized parameters holds only if it holds on every exit."""
         guard = self.return_guard(value, state) if value is not None else None
         self.exit_guards.add(guard)
+        self.note_exit_view(state)
         sanitized = set()
         if self.func is not None:
             for index, param in enumerate(self.func.params):

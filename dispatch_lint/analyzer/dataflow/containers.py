@@ -48,7 +48,7 @@ class Containers:
                 self.program.write(("b", atom.site), self.box_part(atom, value))
                 if key is not None:
                     self.program.write_key(atom.site, key, self.box_part(atom, value))
-                    self.keep_effect(Value.of(atom), f"item:{key!r}", value)
+                    self.keep_effect(Value.of(atom), ("item", key), value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "elem", value)
@@ -129,7 +129,7 @@ class Containers:
                 value = self.elements(value)
             else:
                 self.program.write_key(box.site, index, self.box_part(box, value))
-                self.keep_effect(Value.of(box), f"item:{index!r}", value)
+                self.keep_effect(Value.of(box), ("item", index), value)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
@@ -146,7 +146,7 @@ class Containers:
                     try:
                         key = element.key.evaluated_value
                         self.program.write_key(box.site, key, self.box_part(box, value))
-                        self.keep_effect(Value.of(box), f"item:{key!r}", value)
+                        self.keep_effect(Value.of(box), ("item", key), value)
                     except Exception:  # noqa: BLE001
                         pass
             else:
@@ -246,7 +246,7 @@ class Containers:
         added = self.added_by(name, args, node).join(join_all(kwargs.values()))
         self.keep_effect(Value.of(atom, trace), "elem", added)
         if key is not None:
-            self.keep_effect(Value.of(atom, trace), f"item:{key!r}", added)
+            self.keep_effect(Value.of(atom, trace), ("item", key), added)
         if name == "setdefault":
             return self.project_sym(atom, trace, ("item", key) if key is not None else "elem"
                                     ).join(added)

@@ -15,6 +15,7 @@ from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.bounds import MAX_PROJECTION
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import operator_symbol
+from dispatch_lint.analyzer.dataflow.views import is_data
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
@@ -103,7 +104,11 @@ class Expressions:
                                              and atom.key[0] == "module"):
                 return Value.of(UNKNOWN)
             qualname = f"{atom.qualname}.{name}"
-            return self.program.resolve(qualname) or Value.of(Ref(qualname))
+            value = self.program.resolve(qualname)
+            if value is not None and not self.is_module and isinstance(atom.key, tuple):
+                # `config.DEVICE`: a function may have rebound it on this path
+                value = self.slot_value(("g", atom.key[1], name), value, record=is_data(value))
+            return value or Value.of(Ref(qualname))
         if isinstance(atom, Ten):
             if name == "device":
                 return Value.of(atom.dev, trace)
@@ -156,7 +161,7 @@ class Expressions:
 
     def expr_Yield(self, node: cst.Yield, state: State) -> Value:
         # A generator is modelled by what it yields: iterating it gives those values.
-        self.returned = True
+        self.returned = self.yielded = True
         if isinstance(node.value, cst.From):  # `yield from inner`: what inner yields
             value = self.elements(self.eval(node.value.item, state))
         elif isinstance(node.value, cst.BaseExpression):

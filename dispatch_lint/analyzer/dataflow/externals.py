@@ -46,7 +46,8 @@ class ExternalCalls:
                 self.emit("read", (args[0].filter(is_tensorish),), f"{name}()", node,
                           "read by `{code}`")
                 return Value.of(UNKNOWN)
-            if name == "format" and len(args) > 1 and has_tensor(args[0]):
+            if name == "format" and len(args) > 1 and has_tensor(args[0]) and not all(
+                    a == Str("") for a in args[1]):  # format(t, "") is str(t)
                 self.emit("read", (args[0].filter(is_tensorish),), "format()", node,
                           "read by `{code}`")
                 return Value.of(UNKNOWN)

@@ -19,7 +19,6 @@ from dispatch_lint.analyzer.facts import (
     ParamInfo,
     all_params,
     kind_of,
-    yields,
 )
 from dispatch_lint.analyzer.dataflow.calls import is_callable_object
 from dispatch_lint.analyzer.values import EMPTY, Closure, Ref, Trace, Value
@@ -82,13 +81,24 @@ class FunctionDefinitions:
             key=id(node), node=node, file=run.file, name=name, qualname=qualname,
             params=params, cls=cls, kind=kind,
             nested=run.func is not None and cls is None or isinstance(node, cst.Lambda),
-            no_capture=no_capture, generator=yields(node),
+            no_capture=no_capture, parent=run.func,
         )
 
     def function_value(self, info: FuncInfo) -> Value:
         if info.nested:
             return Value.of(Closure(info.key, (), info.no_capture))
         return Value.of(Ref(info.qualname, key=info.key, no_capture=info.no_capture))
+
+    def declare_cell(self, owner: int, name: str) -> None:
+        """A function nested in ``owner`` declares ``nonlocal name``: the variable is a heap
+        slot that closures read and write (see :mod:`.views`), not what they captured."""
+        if (owner, name) not in self.cells:
+            self.cells.add((owner, name))
+            self.note_change(("cell", owner, name))
+
+    def is_cell(self, owner: int, name: str) -> bool:
+        self.note_read(("cell", owner, name))
+        return (owner, name) in self.cells
 
     def free_names(self, key: int) -> frozenset[str]:
         names = self._free_names.get(key)

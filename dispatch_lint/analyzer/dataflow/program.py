@@ -26,6 +26,7 @@ from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
 from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.views import ViewContext
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
@@ -84,13 +85,18 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
+        #: per round: which units were found outdated (see :meth:`outdated`)
+        self._outdated: dict[object, bool] = {}
         self._free_names: dict[int, frozenset[str]] = {}
+        #: (function, name) of variables that functions nested in it declare ``nonlocal``
+        self.cells: set[tuple[int, str]] = set()
 
     def run(self) -> None:
         """Analyse every module and function to the fixpoint."""
         for _ in range(MAX_ROUNDS):
             self.changed = False
             self.done = set()
+            self._outdated = {}
             self.modules_done = set()
             for info in self.files:
                 self.analyze_module(info.index)
@@ -128,12 +134,22 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
 
     def outdated(self, key: object) -> bool:
         """Whether the unit ``key`` must be (re)analysed: never done, or something changed
-        after it first read it (what it wrote itself before reading it does not count)."""
+        after it first read it (what it wrote itself before reading it does not count), or
+        a summary it used is itself outdated (a callee only its callers ask for again)."""
         unit = self.units.get(key)
         if unit is None:
             return True
+        known = self._outdated.get(key)
+        if known is not None:
+            return known
+        self._outdated[key] = False  # a cycle of summaries: decided by the other deps
         changed_at = self.changed_at
-        return any(changed_at.get(dep, -1) >= first for dep, first in unit.reads.items())
+        found = any(changed_at.get(dep, -1) >= first for dep, first in unit.reads.items())
+        if not found:
+            found = any(isinstance(dep, tuple) and dep[0] == "s" and dep[1] not in self.done
+                        and self.outdated(dep[1]) for dep in unit.reads)
+        self._outdated[key] = found
+        return found
 
     def note_read(self, dep: object) -> None:
         if self.unit_stack:
@@ -252,13 +268,14 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return site
 
     def summary(self, info: FuncInfo, closure: Closure | None,
-                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = ()
-                ) -> Summary:
+                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = (),
+                view: ViewContext = frozenset()) -> Summary:
         """The summary of ``info`` (a closure: with its captured values; a method: for the
         receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
-        subclass's override and each instance's fields stay its own)."""
+        subclass's override and each instance's fields stay its own; for what the caller's
+        path wrote to the heap slots it reads, ``view``)."""
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
-                                   context)
+                                   context, view)
         dep = ("s", key)
         if key in self.done or key in self.in_progress:
             self.note_read(dep)
@@ -273,7 +290,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.in_progress.add(key)
         self.begin_unit(key)
         try:
-            summary = self._summarize(info, closure, self_cls, dict(context), key)
+            summary = self._summarize(info, closure, self_cls, dict(context), key, view)
         except RecursionError:
             self.errors[info.file] = "internal error: code nested too deeply to analyse"
             summary = EMPTY_SUMMARY
@@ -294,12 +311,13 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return summary
 
     def _summarize(self, info: FuncInfo, closure: Closure | None,
-                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object
-                   ) -> Summary:
+                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object,
+                   view: ViewContext) -> Summary:
         captured = {name: value for name, value in closure.captured if name} if closure else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         run.param_context = context
         run.site_owner = key
+        run.entry_view = {slot: (value, must) for slot, value, must in view}
         state = State()
         for index, param in enumerate(info.params):
             if index == 0 and info.cls is not None and info.kind in ("method", "property",
@@ -328,15 +346,19 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
             run.note_exit(end, None)
-        if info.generator:
+        if run.yielded:
             # a call makes a generator (one per call); iterating it gives what it yields
             ret = run.box_of("gen", info.node, run.returns)
             run.returned = True  # making a generator never raises
         guards = run.exit_guards
+        written = run.exit_view or {}
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key,
                        returns_normally=end is not None or run.returned,
                        guard=next(iter(guards)) if len(guards) == 1 else None,
-                       sanitizes=frozenset(run.sanitized or ()))
+                       sanitizes=frozenset(run.sanitized or ()),
+                       view_out=tuple((slot, value, must) for slot, (value, must)
+                                      in written.items()),
+                       reads=frozenset(run.slot_reads))
 
     def judge(self, event: Event, fresh: set[object] | None) -> None:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``

@@ -7,7 +7,7 @@ traces). Each concept of the language lives in a module of its own, as a part of
 :mod:`.patterns` (``match``),
 :mod:`.expressions` (names, attributes, operators), :mod:`.conditions` (truth and guards),
 :mod:`.containers`, :mod:`.functions` (closures), :mod:`.classes` (instances and fields),
-:mod:`.calls` (calls and summaries), :mod:`.runtime` (the dispatch runtime's API) and
+:mod:`.calls` (calls and summaries), :mod:`.views` (the order of effects), :mod:`.runtime` (the dispatch runtime's API) and
 :mod:`.externals` (builtins and other libraries). Every place where a rule could fire records
 an :class:`~dispatch_lint.analyzer.events.Event`; events over symbolic parameters are kept for
 the function's summary.
@@ -29,11 +29,23 @@ from dispatch_lint.analyzer.dataflow.externals import ExternalCalls
 from dispatch_lint.analyzer.dataflow.functions import Closures
 from dispatch_lint.analyzer.dataflow.patterns import Patterns
 from dispatch_lint.analyzer.dataflow.runtime import RuntimeCalls
-from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.state import Slot, State
 from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, Views, is_data
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
-from dispatch_lint.analyzer.values import EMPTY, Closure, Const, Partial, Ref, Step, Sym, Tup, Value
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    UNKNOWN,
+    Closure,
+    Const,
+    Partial,
+    Ref,
+    Step,
+    Sym,
+    Tup,
+    Value,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.program import Program
@@ -43,7 +55,7 @@ _CONSTANTS = {"True": True, "False": False, "None": None}
 
 
 class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Closures, Instances,
-                  Calls, RuntimeCalls, ExternalCalls):
+                  Calls, Views, RuntimeCalls, ExternalCalls):
     """One analysis of one function body (or module top level) in one context.
 
     ``params`` binds parameter names to values (symbolic :class:`Sym` atoms for a summary);
@@ -80,6 +92,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.returns: Value = EMPTY
         #: some path reached a `return` (or a `yield`: calling a generator function returns)
         self.returned = False
+        #: the body yields: calling the function makes a generator
+        self.yielded = False
         #: on each normal exit: the guard the returned value is (see Summary.guard), and the
         #: parameters known not to be capture on every exit so far (None: no exit yet)
         self.exit_guards: set[tuple[int, str, bool] | None] = set()
@@ -92,8 +106,20 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.training_depth = 0
         #: events over symbolic atoms, for the summary
         self.pending: dict[tuple[object, ...], Event] = {}
+        #: the statement's state while it runs: calls read and extend its view of the heap
+        self.path: State | None = None
+        #: a module top level, class body or constructor: its writes are where the program
+        #: starts from (the heap); other functions' writes are seen after them (:mod:`.views`)
+        self.writes_initial = is_module or (func is not None and func.name in CONSTRUCTORS)
+        self.import_time = is_module
+        #: what the caller's path had written to the slots this function reads
+        self.entry_view: dict[Slot, tuple[Value, bool]] = {}
+        #: the slots this function (and its callees) read, and the view it ends with
+        self.slot_reads: set[Slot] = set()
+        self.exit_view: dict[Slot, tuple[Value, bool]] | None = None
+        self.declared_nonlocal: set[str] = set()
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
-        self.effects: dict[tuple[object, ...], tuple[Value, str, Value]] = {}
+        self.effects: dict[tuple[object, ...], tuple[Value, object, Value]] = {}
 
     def step(self, node: cst.CSTNode, message: str) -> Step:
         return Step(self.file, node, message, self.anchor)
@@ -104,7 +130,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor)
         self.program.judge(event, fresh=None)
-        if any(isinstance(a, Sym) and a.owner == self.owner for v in values for a in v):
+        # Parameters of this function, or of the one a closure's free names came from: the
+        # caller that knows their arguments judges the event again.
+        if any(isinstance(a, Sym) for v in values for a in v):
             self.keep_pending(event)
 
     def keep_pending(self, event: Event) -> None:
@@ -122,12 +150,23 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def lookup(self, name: str, state: State, node: cst.CSTNode) -> Value:
         if name in _CONSTANTS:
             return Value.of(Const(_CONSTANTS[name]))
+        if name in self.declared_nonlocal:
+            cell = self.cell_of(name)
+            held = self.slot_value(cell, self.captured.get(name), state) if cell else (
+                self.captured.get(name))
+            return held or Value.of(UNKNOWN)
         if name in state.env and name not in self.declared_global:
             return self.fresh_closures(state.env[name], state)
         if name in self.captured:
+            cell = self.cell_of(name)
+            if cell is not None:  # a sibling closure may have written it since
+                return self.slot_value(cell, self.captured[name], state) or Value.of(UNKNOWN)
             return self.captured[name]
         value = self.program.global_value(self.file, name)
         if value is not None:
+            if not self.is_module:
+                value = self.slot_value(("g", self.file, name), value, state,
+                                        record=is_data(value)) or value
             return self.fresh_closures(value, state)
         return Value.of(Ref("builtins." + name))
 
@@ -136,17 +175,34 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
 
     def set_name(self, name: str, value: Value, state: State) -> None:
         """Bind ``name``; module-level names and ``global`` names are also heap slots that
-        the module's functions (and other modules) read."""
+        the module's functions (and other modules) read (a function's write to a global
+        is seen after it, on its path: see :mod:`.views`)."""
         if self.is_module:
             self.program.write(("g", self.file, name), value)
         elif name in self.declared_global:
-            self.program.write(("g", self.file, name), value)
+            if self.writes_initial:
+                self.program.write(("g", self.file, name), self.concrete_part(value))
+            else:
+                self.write_slot(("g", self.file, name), value, state)
+            return
+        elif name in self.declared_nonlocal:
+            cell = self.cell_of(name)
+            if cell is not None:
+                self.write_slot(cell, value, state)
             return
         if state.env.get(name) is not None:
             prefix = name + "."
             for key in [k for k in state.env if k.startswith(prefix)]:
                 del state.env[key]  # `x = ...` forgets what `x.attr = ...` stored
         state.env[name] = value
+
+    def cell_of(self, name: str) -> Slot | None:
+        """The slot of ``name`` when it is a variable of an enclosing function that a
+        ``nonlocal`` statement lets nested functions write."""
+        parent = self.func.parent if self.func is not None else None
+        if parent is None or not self.program.is_cell(parent.key, name):
+            return None
+        return ("cell", parent.key, name)
 
     def concrete_part(self, value: Value) -> Value:
         """The atoms of ``value`` that mean the same in every calling context."""
@@ -164,7 +220,7 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
                                                      *(v for _, v in atom.kwargs)) for a in v)
         return False
 
-    def keep_effect(self, target: Value, proj: str, value: Value) -> None:
+    def keep_effect(self, target: Value, proj: object, value: Value) -> None:
         """A heap write that depends on the calling context: replayed at each call."""
         if any(self.is_symbolic(a) for a in target) or any(self.is_symbolic(a) for a in value):
             key = (target, proj)

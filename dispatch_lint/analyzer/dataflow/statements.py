@@ -54,6 +54,7 @@ class Statements:
             if state is None:
                 return None  # dead code: statements after return/raise/break/continue
             self.anchor = stmt
+            self.path = state
             state = self.run_statement(stmt, state)
             if self.diverged:  # it called a function that always raises
                 self.diverged = False
@@ -120,6 +121,14 @@ class Statements:
             self.declared_global.add(item.name.value)
         return state
 
+    def stmt_Nonlocal(self, stmt: cst.Nonlocal, state: State) -> State:
+        parent = self.func.parent if self.func is not None else None
+        for item in stmt.names:
+            self.declared_nonlocal.add(item.name.value)
+            if parent is not None:
+                self.program.declare_cell(parent.key, item.name.value)
+        return state
+
     def stmt_Del(self, stmt: cst.Del, state: State) -> State:
         if isinstance(stmt.target, cst.Name):
             state.env.pop(stmt.target.value, None)
@@ -162,10 +171,17 @@ class Statements:
             return None
         if is_constant_false(stmt.test):
             true_state = None
-        after_true = self.run_block(stmt.body.body, true_state)
+        import_time = self.import_time
+        if import_time and _is_main_guard(stmt.test):
+            self.import_time = False  # not run on import: functions do not start from it
+        try:
+            after_true = self.run_block(stmt.body.body, true_state)
+        finally:
+            self.import_time = import_time
         if stmt.orelse is None:
             after_false = false_state
         elif isinstance(stmt.orelse, cst.If):
+            self.path = false_state
             after_false = self.stmt_If(stmt.orelse, false_state) if false_state else None
         else:
             after_false = self.run_block(stmt.orelse.body.body, false_state)
@@ -190,6 +206,7 @@ class Statements:
         for _ in range(MAX_LOOP_ROUNDS):
             frame = LoopFrame()
             if test is not None:
+                self.path = head
                 body_in, exit_state = self.condition(test, head)
                 if infinite:
                     exit_state = None
@@ -305,7 +322,7 @@ class Statements:
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, state)
             stored = value.map_traces(self.step(target, "stored in `{code}`"))
-            self.store_attr(obj, target.attr.value, stored)
+            self.store_attr(obj, target.attr.value, stored, state)
             if isinstance(target.value, cst.Name):
                 # `self.x = v` then `self.x` in the same body: exactly v (a strong update).
                 state.env[f"{target.value.value}.{target.attr.value}"] = stored
@@ -346,6 +363,17 @@ class Statements:
                 self.assign(element.value, Value.of(box), state, element)
             else:
                 self.assign(element.value, part or Value.of(UNKNOWN), state, element)
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = {dotted_name(test.left), dotted_name(test.comparisons[0].comparator)}
+    strings = [n for n in (test.left, test.comparisons[0].comparator)
+               if isinstance(n, cst.SimpleString)]
+    return "__name__" in sides and any(s.value.strip("'\"") == "__main__" for s in strings)
 
 
 #: Context managers that swallow the exceptions raised in their block.
