@@ -49,6 +49,8 @@ class Analysis(Protocol):
 
     def copy_fields(self, made: Inst, copy: Inst) -> None: ...
 
+    def is_stored(self, inst: Inst) -> bool: ...
+
 
 class Caller(Protocol):
     """What instantiating a summary needs of the calling function's analysis
@@ -162,7 +164,8 @@ class Substitution:
             return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
-        if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by:
+        if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by \
+                and not self.program.is_stored(atom):
             site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
             sites = self.program.instance_sites.setdefault(atom.cls, set())
             if site in sites or len(sites) < MAX_INSTANCE_SITES:

@@ -268,10 +268,10 @@ class CallModel:
         positions, which names), so that a wrapper forwarding them keeps each in place."""
         context: tuple[object, ...] = ()
         for index, value in sorted(bound.items()):
-            objects = value.filter(is_callable_object)
+            objects = _objects_within(value)
             if objects:
                 context += ((index, objects),)
-            elif value and all(isinstance(a, (Const, Str)) for a in value):
+            elif value and all(_is_constant(a) for a in value):
                 context += ((index, value),)  # flags and names decide branches
             elif any(self._holds_flags(a) for a in value):
                 context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
@@ -342,6 +342,24 @@ class CallModel:
 
 #: Method kinds whose first parameter is the instance the method is called on.
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
+
+
+def _is_constant(atom: object) -> bool:
+    """A flag, a name, or a tuple of them (``names=("shape", "mean")``)."""
+    return isinstance(atom, (Const, Str)) or (
+        isinstance(atom, Tup) and all(_is_constant(a) for v in atom.items for a in v))
+
+
+def _objects_within(value: Value) -> Value:
+    """The objects of the checked tree ``value`` holds, also inside tuples of known shape
+    (``*args`` forwarding a receiver): what calls through a parameter resolve to."""
+    out = {}
+    for atom, trace in value.items():
+        if is_callable_object(atom):
+            out[atom] = trace
+        elif isinstance(atom, Tup) and any(_objects_within(v) for v in atom.items):
+            out[Tup(tuple(_objects_within(v) or Value.of(UNKNOWN) for v in atom.items))] = trace
+    return Value(out)
 
 
 def _tuple_items(value: Value) -> tuple[Value, ...] | None:

@@ -109,11 +109,23 @@ class ClassModel:
 
     def write_field(self, owner: Inst | Cls, name: str, value: Value) -> None:
         """Field ``name`` of ``owner`` may hold ``value`` (joined with what it held)."""
+        for atom in value:
+            if isinstance(atom, Inst) and atom.site is not None and atom not in self.stored:
+                # an object a function made, kept in another's field: one object, whichever
+                # call of the function made it (see Substitution.atom)
+                self.stored.add(atom)
+                self.note_change(("stored", atom))
         names = self.field_names.setdefault((self.family(owner.cls), _site_of(owner)), set())
         if name not in names:
             names.add(name)
             self.note_change(("fields", self.family(owner.cls), _site_of(owner)))
         self.write(self.field_key(owner, name), value)
+
+    def is_stored(self, inst: Inst) -> bool:
+        """Whether ``inst`` is kept in another object's field (then every call of the
+        function that made it shares it: the field points at this very one)."""
+        self.note_read(("stored", inst))
+        return inst in self.stored
 
     def copy_fields(self, made: Inst, copy: Inst) -> None:
         """``copy`` (an instance a callee made, as one call returns it) starts with the fields
@@ -383,7 +395,8 @@ class Instances:
             attr = self.program.instance_attribute(inst, name, self, node)
             if node is None or not isinstance(node, cst.Call):
                 return Value.of(UNKNOWN)
-            return self.call_value(attr.filter(lambda a: not isinstance(a, Inst)), args,
+            # a callable held in a field (`self.model(x)`: its __call__) or the class
+            return self.call_value(attr.filter(lambda a: a != inst), args,
                                    kwargs, node)
         if node is None:
             return Value.of(UNKNOWN)

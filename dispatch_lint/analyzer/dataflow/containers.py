@@ -304,6 +304,23 @@ class Containers:
                 return atom.text
         return None
 
+    def iterate(self, inst: Inst, trace: Trace | None) -> Value:
+        """``for x in obj`` (or ``async for``): what the object's iterator gives (a
+        generator's yields, the elements of what ``__iter__`` returns, or what ``__next__``
+        returns when the object is its own iterator)."""
+        name = _iterator_method(self.program, inst)
+        if name is None or self.anchor is None:
+            return Value.of(UNKNOWN)
+        iterator = self.call_method(inst, name, (), {}, self.anchor, Value.of(inst, trace))
+        out = EMPTY
+        for atom, atom_trace in iterator.items():
+            if isinstance(atom, Inst):
+                out = out.join(self.call_method(atom, "__next__", (), {}, self.anchor,
+                                                Value.of(atom, atom_trace)))
+            else:
+                out = out.join(self.elements(Value.of(atom, atom_trace)))
+        return out or Value.of(UNKNOWN)
+
     def elements(self, value: Value) -> Value:
         """What iterating over ``value`` gives."""
         out = EMPTY
@@ -315,13 +332,22 @@ class Containers:
             elif isinstance(atom, Box):
                 out = out.join(self.program.box_item(atom, None))
             elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "elem"))
+                # a parameter holding an object of the checked tree: iterate that
+                objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY
+                out = out.join(self.elements(objects) if objects else
+                               self.project_sym(atom, trace, "elem"))
             elif isinstance(atom, Inst):
-                out = out.join(self.call_method(atom, "__iter__", (), {}, None,
-                                                Value.of(atom, trace)))
+                out = out.join(self.iterate(atom, trace))
             else:
                 out = out.join(Value.of(UNKNOWN))
         return out or Value.of(UNKNOWN)
+
+
+def _iterator_method(program: object, inst: Inst) -> str | None:
+    for name in ("__iter__", "__aiter__"):
+        if program.find_method(inst.cls, name) is not None:  # type: ignore[attr-defined]
+            return name
+    return None
 
 
 def tuple_depth(items: tuple[Value, ...]) -> int:

@@ -97,6 +97,10 @@ class Expressions:
 
     def attribute_of(self, atom: object, trace: Trace | None, name: str,
                      node: cst.CSTNode) -> Value:
+        if name == "__name__":  # registries key functions and classes by their names
+            known = self.program.name_of(atom)
+            if known is not None:
+                return Value.of(Str(known))
         if isinstance(atom, Ref):
             if isinstance(atom.key, tuple) and atom.key[0] == "super":
                 return self.program.super_attribute(atom, name)

@@ -21,7 +21,7 @@ from dispatch_lint.analyzer.facts import (
     kind_of,
 )
 from dispatch_lint.analyzer.dataflow.calls import is_callable_object
-from dispatch_lint.analyzer.values import EMPTY, Closure, Ref, Trace, Value
+from dispatch_lint.analyzer.values import EMPTY, Closure, Cls, Ref, Trace, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
@@ -83,6 +83,14 @@ class FunctionDefinitions:
             nested=run.func is not None and cls is None or isinstance(node, cst.Lambda),
             no_capture=no_capture, parent=run.func,
         )
+
+    def name_of(self, atom: object) -> str | None:
+        """``__name__`` of a function or class of the checked tree."""
+        if isinstance(atom, (Ref, Closure)) and atom.key in self.funcs:
+            return self.funcs[atom.key].name
+        if isinstance(atom, Cls) and atom.cls in self.classes:
+            return self.classes[atom.cls].node.name.value
+        return None
 
     def function_value(self, info: FuncInfo) -> Value:
         if info.nested:
