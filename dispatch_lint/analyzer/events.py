@@ -41,6 +41,14 @@ class Event:
     rule: str = ""
     #: the statement whose code holds ``node`` (see ``Step.anchor``)
     anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
+    #: the function whose receiver's fields some values came from (see ``Step.via``): their
+    #: findings are judged at the call that passed the receiver, out to the first caller
+    #: that did not get it from its own caller
+    via: object = field(default=None, compare=False, repr=False)
+    #: where the event was, frame by frame from the sink outwards: (function, file, node,
+    #: anchor); a finding about a tensor born in a callee is reported in that callee's frame
+    frames: tuple[tuple[object, int, cst.CSTNode, cst.CSTNode | None], ...] = field(
+        default=(), compare=False, repr=False)
 
 
 #: Stands in a ``Hit.what`` for the sink step's own words ("read by `t.item()`"): the

@@ -140,6 +140,9 @@ class Substitution:
         self.per_call_boxes = summary.boxes_made_by(summary.owner)
         #: atoms that came from the caller's arguments: findings must involve one of them
         self.fresh: set[object] = set()
+        #: those that are tensors the callee made (on a device the caller gave), with the
+        #: function that made them: findings about them are reported in its frame
+        self.born: dict[object, object] = {}
 
     def value(self, value: Value) -> Value:
         out: dict[object, Trace | None] = {}
@@ -210,7 +213,10 @@ class Substitution:
             a: (t.then(passed) if t is not None else None) for a, t in arg.items()
         })
         run = self.run
+        maker = None
         for proj in atom.proj:
+            if isinstance(proj, tuple) and proj[0] == "tensor" and isinstance(proj[1], Place):
+                maker = proj[1].owner
             if isinstance(proj, tuple) and proj[0] == "with":
                 partner = self.symbol(proj[1], None)
                 value = join_all(
@@ -227,6 +233,8 @@ class Substitution:
                 new_trace = new_trace.extend(trace)
             out[new_atom] = new_trace
             self.fresh.add(new_atom)
+            if maker is not None and isinstance(new_atom, Ten):
+                self.born[new_atom] = maker
         return Value(out)
 
 

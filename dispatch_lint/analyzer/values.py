@@ -41,6 +41,7 @@ __all__ = [
     "code_of",
     "squeeze_code",
     "devices_clash",
+    "enters_via",
     "has_tensor",
     "is_tensorish",
     "join_all",
@@ -148,6 +149,8 @@ class Place:
     node: cst.CSTNode
     template: str
     anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
+    #: the function it is in
+    owner: object = field(default=None, compare=False, repr=False)
 
     def step(self, template: str | None = None) -> Step:
         return Step(self.file, self.node, template or self.template, self.anchor)
@@ -263,6 +266,9 @@ class Step:
     node: cst.CSTNode
     template: str
     anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
+    #: the function whose frame the value entered here from its caller (a field of its
+    #: receiver): a finding about it is reported where the caller passed the receiver
+    via: object = field(default=None, compare=False, repr=False)
 
     @property
     def message(self) -> str:
@@ -324,6 +330,12 @@ class Trace:
                 node = node.parent
         backwards.reverse()
         return backwards
+
+
+def enters_via(trace: Trace | None, owner: object) -> bool:
+    """Whether ``trace`` passes a step where the value entered ``owner``'s frame from its
+    caller (see :attr:`Step.via`)."""
+    return trace is not None and any(step.via == owner for step in trace.steps())
 
 
 def _shorter(a: Trace | None, b: Trace | None) -> Trace | None:

@@ -231,12 +231,12 @@ CASES: dict[str, dict[str, str]] = {
                     self.batch = t
 
                 def step(self):
-                    return self.batch.sum().backward()  # expect: DL001
+                    return self.batch.sum().backward()
 
             def main():
                 tr = Trainer()
                 tr.feed(dispatch.placeholder((2,)))
-                tr.step()
+                tr.step()  # expect: DL001
         """,
     },
     "cross_module_relative_and_reexport": {

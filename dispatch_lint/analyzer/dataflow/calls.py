@@ -206,6 +206,8 @@ class CallModel:
         self_cls: Inst | Cls | None = None
         if info.cls is not None and receiver is None and args and info.kind in _BOUND_KINDS:
             receiver, args = args[0], args[1:]  # `Class.method(obj, ...)`, `fn(self, ...)`
+        # the receiver's fields came from this run's caller too: its findings go further out
+        passed_on = receiver is not None and run.passed_on(receiver)
         if receiver is not None and any(isinstance(a, Sym) for a in receiver):
             # a parameter holding the receiver: the objects the caller passed decide
             receiver = receiver.join(join_all(run.objects_of(a, node) for a in receiver
@@ -237,9 +239,10 @@ class CallModel:
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
-                          event.rule, run.anchor)
-            self.judge(moved, fresh=subst.fresh)
-            if any(run.is_symbolic(a) for v in values for a in v):
+                          event.rule, run.anchor, via=event.via,
+                          frames=(*event.frames, (run.owner, run.file, node, run.anchor)))
+            deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on, born=subst.born)
+            if deferred or any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
         for target, proj, value in summary.effects:
             new_target = subst.value(target)

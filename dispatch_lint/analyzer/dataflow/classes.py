@@ -195,6 +195,12 @@ class ClassModel:
                 if isinstance(atom, Closure) or (isinstance(atom, Ref) and atom.key in self.funcs):
                     atom = Partial(Value.of(atom, trace), (Value.of(inst),))
                 value = value.join(Value.of(atom, trace))
+        if value and run.receives(inst):
+            # the caller made the receiver what it is: note where the value came in
+            where = node if node is not None else run.anchor
+            if where is not None:
+                value = value.map_traces(Step(run.file, where, f"read from `self.{name}`",
+                                              run.anchor, via=run.owner))
         return value or Value.of(UNKNOWN)
 
     def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:

@@ -15,6 +15,7 @@ each concept (:mod:`.functions`, :mod:`.classes`, :mod:`.calls`, :mod:`.runtime`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -45,6 +46,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Trace,
     Value,
+    enters_via,
 )
 
 
@@ -362,17 +364,49 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                                       in written.items()),
                        reads=frozenset(run.slot_reads))
 
-    def judge(self, event: Event, fresh: set[object] | None) -> None:
+    def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
+              born: dict[object, object] | None = None) -> bool:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``
-        atoms when the event comes from a callee, so no finding is reported twice)."""
+        atoms when the event comes from a callee, so no finding is reported twice).
+
+        Where a hit is reported follows the value outwards through the calls that passed it
+        (the corpora's convention): a hit about values that came from the receiver's fields
+        of ``event.via`` is left to the caller when ``defer`` (True is returned: keep the
+        event pending); a hit about tensors all ``born`` in a callee (made there on a device
+        the caller gave) is reported in that callee's frame."""
+        deferred = False
         for hit in self.rules_judge(event):
-            if fresh is not None and not any(c in fresh for c in hit.culprits):
+            supplied = event.via is not None and any(
+                enters_via(value.trace(c), event.via) for c in hit.culprits
+                for value in event.values if c in value)
+            if supplied and defer:
+                deferred = True
                 continue
-            key = (hit.rule, event.file, id(event.node))
+            if not supplied and fresh is not None and not any(c in fresh for c in hit.culprits):
+                continue
+            file, node = event.file, event.node
+            owners = {born.get(c) for c in hit.culprits} if born else {None}
+            if None not in owners and len(owners) == 1:
+                owner = owners.pop()
+                for frame_owner, frame_file, frame_node, _ in event.frames:
+                    if frame_owner == owner:
+                        file, node = frame_file, frame_node
+                        break
+            key = (hit.rule, file, id(node))
             findings = self.unit_stack[-1].findings
             old = findings.get(key)
             if old is None or _trace_len(hit.trace) < _trace_len(old.hit.trace):
-                findings[key] = Finding(hit, event)
+                located = event if node is event.node else replace(
+                    event, file=file, node=node, anchor=_anchor_of(event, node))
+                findings[key] = Finding(hit, located)
+        return deferred
+
+
+def _anchor_of(event: Event, node: cst.CSTNode) -> cst.CSTNode | None:
+    for _, _, frame_node, anchor in event.frames:
+        if frame_node is node:
+            return anchor
+    return None
 
 
 def _trace_len(trace: Trace | None) -> int:

@@ -15,6 +15,7 @@ the function's summary.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -45,6 +46,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Tup,
     Value,
+    enters_via,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,12 +129,14 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def emit(self, kind: str, values: tuple[Value, ...], detail: str, node: cst.CSTNode,
              sink: str, rule: str = "") -> None:
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
+        receiver = self.self_value is not None and not self.is_module
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
-                      self.anchor)
-        self.program.judge(event, fresh=None)
-        # Parameters of this function, or of the one a closure's free names came from: the
-        # caller that knows their arguments judges the event again.
-        if any(isinstance(a, Sym) for v in values for a in v):
+                      self.anchor, via=self.owner if receiver else None,
+                      frames=((self.owner, self.file, node, self.anchor),))
+        deferred = self.program.judge(event, fresh=None, defer=receiver)
+        # Parameters of this function, or of the one a closure's free names came from, or
+        # the receiver's fields: the caller that knows them judges the event again.
+        if deferred or any(isinstance(a, Sym) for v in values for a in v):
             self.keep_pending(event)
 
     def keep_pending(self, event: Event) -> None:
@@ -144,8 +148,7 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
                 self.pending[key] = event
         elif old.values != event.values:
             values = tuple(a.join(b) for a, b in zip(old.values, event.values))
-            self.pending[key] = Event(old.kind, values, old.detail, old.file, old.node,
-                                      old.sink, old.rule, old.anchor)
+            self.pending[key] = replace(old, values=values)
 
     def lookup(self, name: str, state: State, node: cst.CSTNode) -> Value:
         if name in _CONSTANTS:
@@ -229,3 +232,13 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
                 self.effects[key] = (target, proj, old[2].join(value))
             elif len(self.effects) < MAX_PENDING:
                 self.effects[key] = (target, proj, value)
+
+    def receives(self, atom: object) -> bool:
+        """Whether ``atom`` is this method's receiver, as its caller passed it."""
+        return self.self_value is not None and atom in self.self_value and not self.is_module
+
+    def passed_on(self, value: Value) -> bool:
+        """Whether ``value`` came from this function's caller: a parameter, the receiver, or
+        a field of the receiver."""
+        return any(isinstance(a, Sym) or self.receives(a) or enters_via(t, self.owner)
+                   for a, t in value.items())

@@ -130,7 +130,7 @@ class RuntimeCalls:
 
     def place(self, node: cst.CSTNode, template: str = "") -> Place:
         """``node`` of this run, for a conversion a caller's value goes through here."""
-        return Place(self.file, node, template, self.anchor)
+        return Place(self.file, node, template, self.anchor, self.owner)
 
     def make_device(self, kind: str, node: cst.CSTNode, place: Place | None = None) -> Dev:
         """A device of ``kind`` made at ``node`` (or, converting a caller's value, at a
