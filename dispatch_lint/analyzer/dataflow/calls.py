@@ -40,6 +40,7 @@ from dispatch_lint.analyzer.values import (
     Ten,
     Trace,
     Tup,
+    Unknown,
     Value,
     is_tensorish,
     join_all,
@@ -222,8 +223,8 @@ class CallModel:
                 )
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
                 self_cls = receivers[0]
-        bound = self._bind(info, run, node, receiver, args, kwargs)
-        context = self._context(info, bound)
+        bound, defaulted = self._bind(info, run, node, receiver, args, kwargs)
+        context = self._context(info, bound, defaulted)
         summary = self.summary(info, closure, self_cls, context)
         view = run.view_for(summary.reads)
         if view:
@@ -264,12 +265,14 @@ class CallModel:
         ret = subst.value(summary.ret)
         return ret.map_traces(Step(run.file, node, "returned from `{code}`", run.anchor))
 
-    def _context(self, info: FuncInfo, bound: dict[int, Value]) -> tuple[object, ...]:
+    def _context(self, info: FuncInfo, bound: dict[int, Value], defaulted: set[int]
+                 ) -> tuple[object, ...]:
         """The objects of the checked tree passed to ``info``, per parameter: the summary
         is made for them so that calls through parameters resolve (bounded per function).
         ``*args`` and ``**kwargs`` are made for the shape of what they pack (how many
-        positions, which names), so that a wrapper forwarding them keeps each in place."""
-        context: tuple[object, ...] = ()
+        positions, which names), so that a wrapper forwarding them keeps each in place;
+        parameters that take their default get it in the summary itself."""
+        context: tuple[object, ...] = tuple((("default", i), True) for i in sorted(defaulted))
         for index, value in sorted(bound.items()):
             objects = _objects_within(value)
             if objects:
@@ -312,9 +315,12 @@ class CallModel:
 
     def _bind(self, info: FuncInfo, run: FunctionRun, node: cst.CSTNode,
               receiver: Value | None, args: tuple[Value, ...],
-              kwargs: dict[str, Value]) -> dict[int, Value]:
+              kwargs: dict[str, Value]) -> tuple[dict[int, Value], set[int]]:
+        """The value each parameter gets, and those that take their default (a summary is
+        made with the default itself: what is born of it is born in the callee)."""
         params = info.params
         bound: dict[int, Value] = {}
+        defaulted: set[int] = set()
         start = 0
         if info.cls is not None and info.kind in ("method", "property", "setter", "classmethod"):
             start = 1  # the receiver (see apply)
@@ -339,8 +345,11 @@ class CallModel:
             bound[kwstar[0]] = run.dict_of(node, extra)
         for index in range(start, len(params)):
             if index not in bound:
-                bound[index] = info.defaults.get(index, Value.of(UNKNOWN))
-        return bound
+                default = info.defaults.get(index)
+                bound[index] = default if default is not None else Value.of(UNKNOWN)
+                if default is not None and any(not isinstance(a, Unknown) for a in default):
+                    defaulted.add(index)  # the callee's own default: born there
+        return bound, defaulted
 
 
 #: Method kinds whose first parameter is the instance the method is called on.

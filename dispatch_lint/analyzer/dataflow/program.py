@@ -337,6 +337,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                 shape = context.get(("shape", index))  # type: ignore[call-overload]
                 if shape is not None:
                     symbol = run.packed_parameter(param, symbol, shape)
+                if ("default", index) in context and index in info.defaults:
+                    # the call takes the default: its value is born here, not in the caller
+                    symbol = info.defaults[index].map_traces(Step(
+                        info.file, param.node, f"default of parameter `{param.name}`",
+                        step.anchor))
                 state.env[param.name] = symbol
         if isinstance(info.node, cst.Lambda):
             ret = run.eval(info.node.body, state)

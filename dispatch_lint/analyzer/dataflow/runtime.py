@@ -52,15 +52,10 @@ class RuntimeCalls:
                             Trace(self.step(node, "device made by `{code}`")))
         if name == "Autodiff":
             inner = self.as_device(args[0] if args else kwargs.get("inner", EMPTY), node)
-            return self.autodiff_device(inner, node)
+            return self.autodiff_device(self.device_of_caller(inner, node), node)
         if name == "device":
             made = self.as_device(args[0] if args else kwargs.get("name", EMPTY), node)
-            out = EMPTY
-            for atom, trace in made.items():
-                # device(param): the caller's string becomes a device at the call.
-                out = out.join(self.project_sym(atom, trace, ("asdev", self.place(node)))
-                               if isinstance(atom, Sym) else Value.of(atom, trace))
-            return out or Value.of(UNKNOWN)
+            return self.device_of_caller(made, node) or Value.of(UNKNOWN)
         if name in model.CREATORS:
             return self.create_tensor(name, args, kwargs, node)
         if name == "ensure_not_capture":
@@ -118,6 +113,15 @@ class RuntimeCalls:
             return Value.of(UNKNOWN)
         # An unknown method: for a parameter it may be any object's method; give up quietly.
         return Value.of(UNKNOWN)
+
+    def device_of_caller(self, devices: Value, node: cst.CSTNode) -> Value:
+        """``devices`` with each parameter read as a device here (``device(name)``,
+        ``Autodiff(base)``: the caller's string becomes a device at this place)."""
+        out = EMPTY
+        for atom, trace in devices.items():
+            out = out.join(self.project_sym(atom, trace, ("asdev", self.place(node)))
+                           if isinstance(atom, Sym) else Value.of(atom, trace))
+        return out
 
     def map_tensors(self, tensors: Value, change: object, proj: str) -> Value:
         out = EMPTY
