@@ -72,6 +72,8 @@ class Caller(Protocol):
 
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value: ...
 
+    def only_autodiff(self, value: Value, autodiff: bool) -> Value: ...
+
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value: ...
 
@@ -244,6 +246,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return run.item(value, proj[1], node)
     if isinstance(proj, tuple) and isinstance(proj[1], Place):
         return convert(run, value, proj[0], proj[1], node)
+    if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
+        return run.only_autodiff(value, proj[1] == "autodiff")
     if isinstance(proj, tuple):  # ("mix", device): an operation with a tensor on that device
         partner = Value.of(Ten(proj[1]))
         out = EMPTY

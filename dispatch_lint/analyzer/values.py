@@ -457,7 +457,8 @@ def narrow_not_capture(value: Value) -> Value:
     """``value`` where a guard proved it is not a capture tensor."""
     out: dict[object, Trace | None] = {}
     for atom, trace in value.items():
-        if isinstance(atom, Ten) and atom.dev.is_capture:
+        if (isinstance(atom, Ten) and atom.dev.is_capture) or (isinstance(atom, Dev)
+                                                              and atom.is_capture):
             continue
         if isinstance(atom, Sym) and not atom.real:
             atom = Sym(atom.param, atom.proj, True, atom.owner)
@@ -468,5 +469,7 @@ def narrow_not_capture(value: Value) -> Value:
 def narrow_capture(value: Value) -> Value:
     """``value`` where a guard proved it is a capture tensor."""
     return value.filter(
-        lambda a: (isinstance(a, Ten) and a.dev.is_capture) or (isinstance(a, Sym) and not a.real)
+        lambda a: (isinstance(a, Ten) and a.dev.is_capture) or (isinstance(a, Dev) and
+                                                               a.is_capture)
+        or (isinstance(a, Sym) and not a.real)
     )

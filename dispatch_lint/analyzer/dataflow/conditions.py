@@ -107,7 +107,26 @@ class Conditions:
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
                 capture = truth == polarity
                 state.env[name] = narrow_capture(value) if capture else narrow_not_capture(value)
+            return state
+        if isinstance(test, cst.Attribute) and test.attr.value == "is_autodiff":
+            subject = _subject(test.value)
+            name = dotted_name(subject) if subject is not None else None
+            if name is not None and (name in state.env or "." in name):
+                value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
+                state.env[name] = self.only_autodiff(value, truth)
         return state
+
+    def only_autodiff(self, value: Value, autodiff: bool) -> Value:
+        """``value`` where ``.is_autodiff`` was found ``autodiff`` (a parameter: as its
+        argument will be, see the ``("only", ...)`` projection)."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace,
+                                                ("only", "autodiff" if autodiff else "plain")))
+            elif autodiff_kind(atom) in (None, autodiff):
+                out = out.join(Value.of(atom, trace))
+        return out or Value.of(UNKNOWN)
 
     def capture_test(self, test: cst.BaseExpression, state: State
                      ) -> tuple[cst.BaseExpression, bool] | None:
@@ -124,8 +143,9 @@ class Conditions:
                     return found[0], not found[1]
                 return found
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
-            if _is_narrowable(test.value):
-                return test.value, True
+            subject = _subject(test.value)
+            if subject is not None:
+                return subject, True
         if isinstance(test, cst.Call):
             if test.args and _is_narrowable(test.args[0].value):
                 if self.is_runtime_call(test, "is_capture", state):
@@ -302,6 +322,24 @@ def _literal(atom: object) -> object:
     if isinstance(atom, Str):
         return ("str", atom.text)
     return None
+
+
+def autodiff_kind(atom: object) -> bool | None:
+    """Whether a device or tensor atom is on an autodiff device (None: not one of them)."""
+    if isinstance(atom, Dev):
+        return atom.is_autodiff
+    if isinstance(atom, Ten):
+        return atom.dev.is_autodiff
+    if isinstance(atom, Str) and atom.text in model.DEVICE_STRINGS:
+        return model.DEVICE_STRINGS[atom.text][0] == "autodiff"
+    return None
+
+
+def _subject(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What a test of ``node`` narrows: ``node`` itself, or the target of ``(t := ...)``."""
+    if isinstance(node, cst.NamedExpr):
+        node = node.target
+    return node if _is_narrowable(node) else None
 
 
 def _is_narrowable(node: cst.BaseExpression) -> bool:

@@ -113,6 +113,10 @@ class Expressions:
                 # `config.DEVICE`: a function may have rebound it on this path
                 value = self.slot_value(("g", atom.key[1], name), value, record=is_data(value))
             return value or Value.of(Ref(qualname))
+        if isinstance(atom, (Ten, Dev)) and name in ("is_capture", "is_autodiff"):
+            dev = atom.dev if isinstance(atom, Ten) else atom
+            if dev.kind != "real" or name == "is_capture":
+                return Value.of(Const(dev.is_capture if name == "is_capture" else dev.is_autodiff))
         if isinstance(atom, Ten):
             if name == "device":
                 return Value.of(atom.dev, trace)
