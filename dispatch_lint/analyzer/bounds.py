@@ -23,8 +23,9 @@ __all__ = [
 
 #: Loops are iterated at most this often; the lattice is small, so this is rarely reached.
 MAX_LOOP_ROUNDS = 6
-#: Symbolic projections longer than this become unknown (keeps summaries finite).
-MAX_PROJECTION = 3
+#: Symbolic projections longer than this become unknown (keeps summaries finite). Four
+#: follow `Autodiff(like.device.inner)` after a branch on `.is_autodiff`.
+MAX_PROJECTION = 4
 #: Events and effects a summary keeps for its callers; generic code that passes parameters
 #: everywhere would otherwise carry every callee's sinks up the whole call graph.
 MAX_PENDING = 64

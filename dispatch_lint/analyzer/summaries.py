@@ -49,7 +49,7 @@ class Analysis(Protocol):
 
     def copy_fields(self, made: Inst, copy: Inst) -> None: ...
 
-    def is_stored(self, inst: Inst) -> bool: ...
+    def is_stored(self, inst: Inst | Box) -> bool: ...
 
 
 class Caller(Protocol):
@@ -180,7 +180,8 @@ class Substitution:
                 copy = Inst(atom.cls)
             self.program.copy_fields(atom, copy)
             return Value.of(copy, trace)
-        if isinstance(atom, Box) and atom in self.per_call_boxes:
+        if isinstance(atom, Box) and atom in self.per_call_boxes and \
+                not self.program.is_stored(atom):
             # a container the callee made and filled with its parameters: one per call
             site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
             return Value.of(Box(atom.kind, site), trace)

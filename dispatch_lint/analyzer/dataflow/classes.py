@@ -20,6 +20,7 @@ from dispatch_lint.analyzer.facts import ClassInfo, FieldInfo, FuncInfo
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Box,
     Closure,
     Cls,
     Inst,
@@ -110,7 +111,8 @@ class ClassModel:
     def write_field(self, owner: Inst | Cls, name: str, value: Value) -> None:
         """Field ``name`` of ``owner`` may hold ``value`` (joined with what it held)."""
         for atom in value:
-            if isinstance(atom, Inst) and atom.site is not None and atom not in self.stored:
+            if isinstance(atom, (Inst, Box)) and atom.site is not None and \
+                    atom not in self.stored:
                 # an object a function made, kept in another's field: one object, whichever
                 # call of the function made it (see Substitution.atom)
                 self.stored.add(atom)
@@ -121,7 +123,7 @@ class ClassModel:
             self.note_change(("fields", self.family(owner.cls), _site_of(owner)))
         self.write(self.field_key(owner, name), value)
 
-    def is_stored(self, inst: Inst) -> bool:
+    def is_stored(self, inst: Inst | Box) -> bool:
         """Whether ``inst`` is kept in another object's field (then every call of the
         function that made it shares it: the field points at this very one)."""
         self.note_read(("stored", inst))
@@ -199,8 +201,12 @@ class ClassModel:
             # the caller made the receiver what it is: note where the value came in
             where = node if node is not None else run.anchor
             if where is not None:
-                value = value.map_traces(Step(run.file, where, f"read from `self.{name}`",
-                                              run.anchor, via=run.owner))
+                entered = Step(run.file, where, f"read from `self.{name}`", run.anchor,
+                               via=run.owner)
+                value = value.map_traces(entered)
+                for atom in value:
+                    if isinstance(atom, Box):
+                        run.via_boxes.setdefault(atom, entered)
         return value or Value.of(UNKNOWN)
 
     def class_attribute(self, cls: Cls, name: str, run: FunctionRun) -> Value:

@@ -56,6 +56,17 @@ class Containers:
                 self.call_method(atom, "__setitem__", (Value.of(UNKNOWN), value), {}, None,
                                  Value.of(atom))
 
+    def box_content(self, box: Box, key: object) -> Value:
+        """What ``box[key]`` (any item: None) may hold, as this run sees it: a container
+        another call made and kept in a field holds that call's parameters only as their
+        values (replayed), not as symbols; one read from the receiver's field holds what
+        the caller put there (see :meth:`Views.receives`)."""
+        content = self.program.box_item(box, key)
+        if box.site.owner != self.site_owner and self.program.is_stored(box):
+            content = content.filter(lambda a: not (isinstance(a, Sym) and a.owner != self.owner))
+        entered = self.via_boxes.get(box)
+        return content.map_traces(entered) if entered is not None and content else content
+
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
         the same everywhere this run reads them); other containers get the concrete part."""
@@ -94,7 +105,7 @@ class Containers:
                 else:
                     out = out.join(join_all(atom.items))
             elif isinstance(atom, Box):
-                out = out.join(self.program.box_item(atom, key))
+                out = out.join(self.box_content(atom, key))
             elif isinstance(atom, Sym):
                 proj = "elem" if key is None else ("item", key)
                 out = out.join(self.project_sym(atom, trace, proj))
@@ -261,7 +272,7 @@ class Containers:
         if name == "setdefault" and args:
             default = args[1] if len(args) > 1 else Value.of(Const(None))
             self.store_item(target, key, default.map_traces(step))
-            return self.program.box_item(box, key)
+            return self.box_content(box, key)
         if name == "update":
             for arg in args:
                 items = self.keyword_items(arg)
@@ -283,13 +294,13 @@ class Containers:
         if name == "get" or (name == "pop" and box.kind == "dict"):
             default = args[1] if len(args) > 1 else (
                 Value.of(Const(None)) if name == "get" else EMPTY)
-            return self.program.box_item(box, key).join(default) or Value.of(UNKNOWN)
+            return self.box_content(box, key).join(default) or Value.of(UNKNOWN)
         if name in ("pop", "popleft"):
             if args or name == "popleft":
                 self.program.shift_indices(box)
-            return self.program.box_item(box, None) or Value.of(UNKNOWN)
+            return self.box_content(box, None) or Value.of(UNKNOWN)
         if name == "items":
-            content = self.program.box_item(box, None)
+            content = self.box_content(box, None)
             return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN), content))))
         if name in ("values", "copy"):
             return target
@@ -330,7 +341,7 @@ class Containers:
             elif isinstance(atom, Tup):
                 out = out.join(join_all(atom.items))
             elif isinstance(atom, Box):
-                out = out.join(self.program.box_item(atom, None))
+                out = out.join(self.box_content(atom, None))
             elif isinstance(atom, Sym):
                 # a parameter holding an object of the checked tree: iterate that
                 objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY

@@ -82,8 +82,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         #: the fields written per (class family, instance site): a copy of an instance
         #: (see :meth:`copy_fields`) gets them all
         self.field_names: dict[tuple[object, object], set[str]] = {}
-        #: instances kept in a field of another object: not copied per call of their maker
-        self.stored: set[Inst] = set()
+        #: instances and containers kept in a field of another object: not copied per call of
+        #: the function that made them
+        self.stored: set[Inst | Box] = set()
         #: the constant keys written per container site (``f(**options)`` passes them)
         self.keys_at: dict[Site, set[object]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}

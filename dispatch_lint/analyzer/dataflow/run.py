@@ -39,6 +39,7 @@ from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
     Closure,
+    Box,
     Const,
     Partial,
     Ref,
@@ -120,6 +121,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.slot_reads: set[Slot] = set()
         self.exit_view: dict[Slot, tuple[Value, bool]] | None = None
         self.declared_nonlocal: set[str] = set()
+        #: containers read from the receiver's fields, with the step where they came in
+        self.via_boxes: dict[Box, Step] = {}
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
         self.effects: dict[tuple[object, ...], tuple[Value, object, Value]] = {}
 

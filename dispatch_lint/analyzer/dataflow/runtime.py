@@ -119,8 +119,10 @@ class RuntimeCalls:
         ``Autodiff(base)``: the caller's string becomes a device at this place)."""
         out = EMPTY
         for atom, trace in devices.items():
-            out = out.join(self.project_sym(atom, trace, ("asdev", self.place(node)))
-                           if isinstance(atom, Sym) else Value.of(atom, trace))
+            if isinstance(atom, Sym) and "device" not in atom.proj:  # not already a device
+                out = out.join(self.project_sym(atom, trace, ("asdev", self.place(node))))
+            else:
+                out = out.join(Value.of(atom, trace))
         return out
 
     def map_tensors(self, tensors: Value, change: object, proj: str) -> Value:

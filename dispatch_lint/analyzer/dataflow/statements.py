@@ -354,7 +354,7 @@ class Statements:
                     else:
                         part = part.join(atom.items[size - (count - index)])
                 elif isinstance(atom, Box) and (star is None or index < star):
-                    part = part.join(self.program.box_item(atom, index))
+                    part = part.join(self.box_content(atom, index))
                 else:
                     part = part.join(self.elements(Value.of(atom, trace)))
             if isinstance(element, cst.StarredElement):
