@@ -190,9 +190,9 @@ class Substitution:
     def slot(self, slot: tuple[object, ...]) -> tuple[object, ...]:
         """A heap slot the callee wrote, as the caller sees it: a field of an instance the
         callee made belongs to this call's copy of it."""
-        if slot[0] == "attr" and isinstance(slot[1], Inst):
+        if slot[0] in ("attr", "b", "bk") and isinstance(slot[1], (Inst, Box)):
             made = next(iter(self.atom(slot[1], None)))
-            return ("attr", made, slot[2])
+            return (slot[0], made, *slot[2:])
         return slot
 
     def resite(self, atom: object) -> object:

@@ -249,9 +249,7 @@ class CallModel:
             new_target = subst.value(target)
             new_value = subst.value(value)
             if isinstance(proj, tuple):  # ("item", key): under a constant key
-                for atom in new_target:
-                    if isinstance(atom, Box):
-                        self.write_key(atom.site, proj[1], run.box_part(atom, new_value))
+                run.store_item(new_target, proj[1], new_value)
             elif proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value,
                                initial=True if info.name in CONSTRUCTORS else None)

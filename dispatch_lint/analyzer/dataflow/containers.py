@@ -44,7 +44,14 @@ class Containers:
 
     def store_item(self, obj: Value, key: object, value: Value) -> None:
         for atom in obj:
-            if isinstance(atom, Box):
+            if isinstance(atom, Box) and not (self.writes_initial
+                                              or atom.site.owner == self.site_owner):
+                # a container that was there before this function ran: what it adds is
+                # seen after it, on this path (see views.py)
+                self.add_to_view(("b", atom), value)
+                if key is not None:
+                    self.write_slot(("bk", atom, key), value)
+            elif isinstance(atom, Box):
                 self.program.write(("b", atom.site), self.box_part(atom, value))
                 if key is not None:
                     self.program.write_key(atom.site, key, self.box_part(atom, value))
@@ -61,8 +68,17 @@ class Containers:
         another call made and kept in a field holds that call's parameters only as their
         values (replayed), not as symbols; one read from the receiver's field holds what
         the caller put there (see :meth:`Views.receives`)."""
-        content = self.program.box_item(box, key)
-        if box.site.owner != self.site_owner and self.program.is_stored(box):
+        program = self.program
+        foreign = box.site.owner != self.site_owner
+        content = None
+        if key is not None and not (isinstance(key, int) and program.read(("shifted",
+                                                                           box.site))):
+            content = self.slot_value(("bk", box, key), program.read(("bk", box.site, key)),
+                                      record=foreign)
+        if content is None:
+            content = self.slot_value(("b", box), program.read(("b", box.site)),
+                                      record=foreign) or EMPTY
+        if foreign and program.is_stored(box):
             content = content.filter(lambda a: not (isinstance(a, Sym) and a.owner != self.owner))
         entered = self.via_boxes.get(box)
         return content.map_traces(entered) if entered is not None and content else content

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dispatch_lint.analyzer.values import Value
 
 #: A heap slot as a path sees it: ("g", file, name) a module global, ("attr", instance or
-#: class atom, name) a field, ("cell", function key, name) a ``nonlocal`` variable.
+#: class atom, name) a field, ("cell", function key, name) a ``nonlocal`` variable, ("b",
+#: container) what a container holds, ("bk", container, key) what it holds under a key.
 Slot = tuple[object, ...]
 
 

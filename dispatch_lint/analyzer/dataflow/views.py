@@ -16,7 +16,6 @@ to a heap slot are kept on its path instead, in the state's view (:class:`~.stat
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from dispatch_lint.analyzer.dataflow.state import Slot, State, join_views
@@ -71,14 +70,22 @@ class Views:
         if state is not None:
             state.view[slot] = (value, True)
 
-    def view_for(self, reads: Iterable[Slot]) -> ViewContext:
+    def add_to_view(self, slot: Slot, value: Value, state: State | None = None) -> None:
+        """This path added ``value`` to a container's content (what it held stays)."""
+        state = state if state is not None else self.path
+        if state is not None:
+            old = state.view.get(slot)
+            state.view[slot] = (value, False) if old is None else (old[0].join(value), old[1])
+
+    def view_for(self, reads: frozenset[Slot]) -> ViewContext:
         """What this path knows of the slots a callee reads, as the callee's context."""
         state = self.path
         written = state.view if state is not None else {}
-        if not written and not self.entry_view:
+        if not written and not self.entry_view or not reads:
             return frozenset()
         out = []
-        for slot in reads:
+        known = set(written) | set(self.entry_view or ())
+        for slot in known & reads if len(known) < len(reads) else reads & known:
             mine = written.get(slot)
             passed = self.entry_view.get(slot) if self.entry_view else None
             if mine is not None:
@@ -126,6 +133,10 @@ class Views:
         """``value`` written where the program starts from (the heap)."""
         if slot[0] == "g":
             self.program.write(slot, self.concrete_part(value))
+        elif slot[0] == "b":
+            self.program.write(("b", slot[1].site), self.concrete_part(value))  # type: ignore[union-attr]
+        elif slot[0] == "bk":
+            self.program.write_key(slot[1].site, slot[2], self.concrete_part(value))  # type: ignore[union-attr]
         elif slot[0] == "attr":
             self.store_attr(Value.of(slot[1]), slot[2], value, initial=True)  # type: ignore[arg-type]
 
