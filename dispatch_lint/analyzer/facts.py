@@ -84,6 +84,9 @@ class ClassInfo:
     fields: dict[str, FieldInfo] = field(default_factory=dict)
     #: decorated with ``@dataclass``: instances get every field from the generated __init__
     dataclass: bool = False
+    #: for a class defined inside a function: that function's names, which its methods
+    #: read as free names
+    captured: dict[str, Value] = field(default_factory=dict)
 
 
 @dataclass

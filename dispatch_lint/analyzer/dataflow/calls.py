@@ -11,6 +11,7 @@ callee's pending events there and replays its effects on the heap.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -122,7 +123,8 @@ class Calls:
         if isinstance(atom, Sym):
             # a parameter holding an object of the checked tree: call its method
             objects = self.objects_of(atom, node)
-            return self.call_attribute(objects, name, args, kwargs, node) if objects else EMPTY
+            return self.call_supplied(lambda: self.call_attribute(objects, name, args, kwargs,
+                                                                  node)) if objects else EMPTY
         if isinstance(atom, Ten):
             return EMPTY
         if isinstance(atom, Ref):
@@ -184,8 +186,17 @@ class Calls:
         if isinstance(atom, Sym):
             objects = self.objects_of(atom, node)
             if objects:
-                return self.call_value(objects, args, kwargs, node)
+                return self.call_supplied(lambda: self.call_value(objects, args, kwargs, node))
         return Value.of(UNKNOWN)
+
+    def call_supplied(self, call: Callable[[], Value]) -> Value:
+        """Make ``call`` of an object the caller passed (a parameter's object or closure):
+        what it reads of the object came from the caller too (see ``Event.via``)."""
+        previous, self.calling_supplied = self.calling_supplied, True
+        try:
+            return call()
+        finally:
+            self.calling_supplied = previous
 
     def objects_of(self, atom: Sym, node: cst.CSTNode) -> Value:
         """The functions and objects of the checked tree a parameter holds in this calling
@@ -207,8 +218,11 @@ class CallModel:
         self_cls: Inst | Cls | None = None
         if info.cls is not None and receiver is None and args and info.kind in _BOUND_KINDS:
             receiver, args = args[0], args[1:]  # `Class.method(obj, ...)`, `fn(self, ...)`
-        # the receiver's fields came from this run's caller too: its findings go further out
-        passed_on = receiver is not None and run.passed_on(receiver)
+        # the receiver's fields (a closure's free names) came from this run's caller too:
+        # findings about them go further out; a closure this run made and calls reports in
+        # its own frame
+        passed_on = run.calling_supplied or (receiver is not None and run.passed_on(receiver))
+        in_closure = closure is not None and not passed_on
         if receiver is not None and any(isinstance(a, Sym) for a in receiver):
             # a parameter holding the receiver: the objects the caller passed decide
             receiver = receiver.join(join_all(run.objects_of(a, node) for a in receiver
@@ -242,7 +256,8 @@ class CallModel:
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor, via=event.via,
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)))
-            deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on, born=subst.born)
+            deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on, born=subst.born,
+                                  at_via=info.key if in_closure else None)
             if deferred or any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
         for target, proj, value in summary.effects:

@@ -55,6 +55,11 @@ class ClassModel:
         body.site_owner = run.site_owner
         body.class_info = info  # type: ignore[attr-defined]
         body.writes_initial = True  # class attributes are there before any call
+        if run.func is not None and not run.is_module:
+            # its methods' free names (as the same in every call of the function: its
+            # parameters' symbols would never be replaced in the methods' summaries)
+            info.captured = {name: run.concrete_part(value) or Value.of(UNKNOWN)
+                             for name, value in {**run.captured, **state.env}.items()}
         body_state = body.run_block(node.body.body, State()) or State()
         if not info.dataclass:
             info.dataclass = any(_is_dataclass(body.eval_quiet(_decorated(d), state))

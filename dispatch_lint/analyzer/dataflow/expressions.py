@@ -246,9 +246,17 @@ class Expressions:
                 for b, b_trace in rights.items():
                     result = result.join(self.combine(a, a_trace, b, b_trace))
         if not result:
-            for side in (left, right):
-                if any(isinstance(a, (Box, Tup)) for a in side):
-                    return side  # list + list, tuple * n
+            sequences = [side for side in (left, right)
+                         if any(isinstance(a, (Box, Tup)) for a in side)]
+            if op == "+" and len(sequences) == 2:
+                tuples = [a for side in sequences for a in side if isinstance(a, Tup)]
+                if len(tuples) == 2 and len(left) == len(right) == 1:  # (a, b) + (c,)
+                    return Value.of(Tup(tuples[0].items + tuples[1].items))
+                # list + list: a new list holding both
+                return self.box_of("list", node, self.elements(left).join(
+                    self.elements(right)))
+            if sequences:
+                return sequences[0]  # list * n, tuple * n
         return result or Value.of(UNKNOWN)
 
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None

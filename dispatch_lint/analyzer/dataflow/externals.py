@@ -51,6 +51,8 @@ class ExternalCalls:
                 self.emit("read", (args[0].filter(is_tensorish),), "format()", node,
                           "read by `{code}`")
                 return Value.of(UNKNOWN)
+            if "key" in kwargs and args and name in ("max", "min", "sorted"):
+                self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
             if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
                 return self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
             if name == "next" and args:
@@ -61,8 +63,6 @@ class ExternalCalls:
             if name == "zip" and args:
                 return self.box_of("list", node, Value.of(Tup(tuple(
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
-            if "key" in kwargs and args and name in ("max", "min", "sorted"):
-                self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
             if name in ("map", "filter") and len(args) > 1:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else

@@ -318,7 +318,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
     def _summarize(self, info: FuncInfo, closure: Closure | None,
                    self_cls: Inst | Cls | None, context: dict[int, Value], key: object,
                    view: ViewContext) -> Summary:
-        captured = {name: value for name, value in closure.captured if name} if closure else {}
+        if closure is not None:
+            captured = {name: value for name, value in closure.captured if name}
+        else:  # a method of a class defined in a function sees that function's names
+            captured = info.cls.captured if info.cls is not None else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         run.param_context = context
         run.site_owner = key
@@ -371,7 +374,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                        reads=frozenset(run.slot_reads))
 
     def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
-              born: dict[object, object] | None = None) -> bool:
+              born: dict[object, object] | None = None, at_via: object = None) -> bool:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``
         atoms when the event comes from a callee, so no finding is reported twice).
 
@@ -379,7 +382,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         (the corpora's convention): a hit about values that came from the receiver's fields
         of ``event.via`` is left to the caller when ``defer`` (True is returned: keep the
         event pending); a hit about tensors all ``born`` in a callee (made there on a device
-        the caller gave) is reported in that callee's frame."""
+        the caller gave) is reported in that callee's frame, and so is a hit about the free
+        names of the closure ``at_via`` when the function that made it calls it."""
         deferred = False
         for hit in self.rules_judge(event):
             supplied = event.via is not None and any(
@@ -392,6 +396,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                 continue
             file, node = event.file, event.node
             owners = {born.get(c) for c in hit.culprits} if born else {None}
+            if supplied and at_via is not None and event.via == at_via:
+                owners = {at_via}
             if None not in owners and len(owners) == 1:
                 owner = owners.pop()
                 for frame_owner, frame_file, frame_node, _ in event.frames:

@@ -121,6 +121,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.slot_reads: set[Slot] = set()
         self.exit_view: dict[Slot, tuple[Value, bool]] | None = None
         self.declared_nonlocal: set[str] = set()
+        #: calling an object a parameter holds (see Calls.call_supplied)
+        self.calling_supplied = False
         #: containers read from the receiver's fields, with the step where they came in
         self.via_boxes: dict[Box, Step] = {}
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
@@ -132,7 +134,7 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def emit(self, kind: str, values: tuple[Value, ...], detail: str, node: cst.CSTNode,
              sink: str, rule: str = "") -> None:
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
-        receiver = self.self_value is not None and not self.is_module
+        receiver = self.receives_from_caller
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
                       frames=((self.owner, self.file, node, self.anchor),))
@@ -167,7 +169,12 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
             cell = self.cell_of(name)
             if cell is not None:  # a sibling closure may have written it since
                 return self.slot_value(cell, self.captured[name], state) or Value.of(UNKNOWN)
-            return self.captured[name]
+            value = self.captured[name]
+            if self.receives_from_caller and self.class_info is None and is_data(value):
+                # a free name: whoever made and passed the closure supplied it
+                value = value.map_traces(Step(self.file, node, f"free name `{name}`",
+                                              self.anchor, via=self.owner))
+            return value
         value = self.program.global_value(self.file, name)
         if value is not None:
             if not self.is_module:
@@ -235,6 +242,13 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
                 self.effects[key] = (target, proj, old[2].join(value))
             elif len(self.effects) < MAX_PENDING:
                 self.effects[key] = (target, proj, value)
+
+    @property
+    def receives_from_caller(self) -> bool:
+        """A method (its receiver) or closure (its free names): values its caller supplied
+        besides the arguments (see ``Event.via``)."""
+        return not self.is_module and self.class_info is None and (
+            self.self_value is not None or bool(self.captured))
 
     def receives(self, atom: object) -> bool:
         """Whether ``atom`` is this method's receiver, as its caller passed it."""
