@@ -13,6 +13,8 @@ from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Closure,
+    Ref,
     Partial,
     Str,
     Tup,
@@ -20,6 +22,8 @@ from dispatch_lint.analyzer.values import (
     has_tensor,
     is_tensorish,
     join_all,
+    narrow_capture,
+    narrow_not_capture,
 )
 
 
@@ -66,7 +70,7 @@ class ExternalCalls:
             if name in ("map", "filter") and len(args) > 1:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
-                                   self.elements(args[1]))
+                                   self.kept_by(args[0], self.elements(args[1])))
             if name in ("sum", "max", "min") and args:
                 return self.elements(args[0]).filter(is_tensorish) or Value.of(UNKNOWN)
             if name == "getattr" and len(args) >= 2:
@@ -96,6 +100,21 @@ class ExternalCalls:
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def kept_by(self, predicate: Value, elements: Value) -> Value:
+        """The elements ``filter(predicate, ...)`` keeps: narrowed when the predicate is a
+        guard (``lambda t: not is_capture(t)``, see ``Summary.guard``)."""
+        guards = set()
+        for atom in predicate:
+            info = self.program.funcs.get(atom.key) if isinstance(atom, (Ref, Closure)) else None
+            if info is None:
+                return elements
+            summary = self.program.summary(info, atom if isinstance(atom, Closure) else None)
+            guards.add(summary.guard)
+        guard = guards.pop() if len(guards) == 1 else None
+        if guard is None or guard[0] != 0 or guard[1]:
+            return elements
+        return narrow_capture(elements) if guard[2] else narrow_not_capture(elements)
 
     def fold(self, func: Value, sequence: Value, initial: Value | None, node: cst.Call
              ) -> Value:

@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.values import (
     Value,
     has_tensor,
     is_tensorish,
+    join_all,
     narrow_not_capture,
 )
 
@@ -111,6 +112,11 @@ class RuntimeCalls:
             return tensors
         if name in model.NON_TENSOR_ATTRIBUTES:
             return Value.of(UNKNOWN)
+        if name in ("wrap", "from_inner"):
+            # `ad.wrap(t)` where `ad` is a parameter: a tensor on the device the caller gives
+            place = self.place(node, "lifted by `{code}`")
+            return join_all(self.project_sym(a, t, ("tensor", place))
+                            for a, t in tensors.items() if isinstance(a, Sym)) or Value.of(UNKNOWN)
         # An unknown method: for a parameter it may be any object's method; give up quietly.
         return Value.of(UNKNOWN)
 
