@@ -98,6 +98,8 @@ class Unit:
     #: each heap slot or summary it read, with the clock when it first read it
     reads: dict[object, int] = field(default_factory=dict)
     findings: dict[tuple[str, int, int], Finding] = field(default_factory=dict)
+    #: the summaries its calls used
+    calls: set[object] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

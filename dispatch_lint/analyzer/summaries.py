@@ -101,6 +101,9 @@ class Summary:
     #: (slot, value, written on every path), and the slots it (or a callee) reads
     view_out: tuple[tuple[tuple[object, ...], Value, bool], ...] = ()
     reads: frozenset[tuple[object, ...]] = frozenset()
+    #: parameters it compares with None: a caller that certainly passes something for one
+    #: gets a summary made for that (see ``CallModel._context``)
+    none_tests: frozenset[int] = frozenset()
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
         """Containers the function (``owner``) makes and fills with its parameters' values:
@@ -120,6 +123,7 @@ class Summary:
             self.sanitizes,
             frozenset(self.view_out),
             self.reads,
+            self.none_tests,
         )
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_CONTEXTS
+from dispatch_lint.analyzer.dataflow.conditions import is_something
 from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS
@@ -238,13 +239,21 @@ class CallModel:
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
                 self_cls = receivers[0]
         bound, defaulted = self._bind(info, run, node, receiver, args, kwargs)
-        context = self._context(info, bound, defaulted)
+        context = self._context(info, bound, defaulted, run)
         summary = self.summary(info, closure, self_cls, context)
+        passed = tuple((("set", i), True) for i in sorted(summary.none_tests)
+                       if i in bound and bound[i] and all(is_something(a) for a in bound[i]))
+        if passed:
+            # `if device is not None:` where the caller passes a device: decided
+            context += passed
+            summary = self.summary(info, closure, self_cls, context)
         view = run.view_for(summary.reads)
         if view:
             # what this path wrote to the slots the callee reads (see views.py)
             summary = self.summary(info, closure, self_cls, context, view)
         run.slot_reads |= summary.reads
+        if self.unit_stack:
+            self.unit_stack[-1].calls.add(summary.owner)  # see Program.findings
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:
@@ -278,8 +287,8 @@ class CallModel:
         ret = subst.value(summary.ret)
         return ret.map_traces(Step(run.file, node, "returned from `{code}`", run.anchor))
 
-    def _context(self, info: FuncInfo, bound: dict[int, Value], defaulted: set[int]
-                 ) -> tuple[object, ...]:
+    def _context(self, info: FuncInfo, bound: dict[int, Value], defaulted: set[int],
+                 run: FunctionRun) -> tuple[object, ...]:
         """The objects of the checked tree passed to ``info``, per parameter: the summary
         is made for them so that calls through parameters resolve (bounded per function).
         ``*args`` and ``**kwargs`` are made for the shape of what they pack (how many
@@ -290,8 +299,9 @@ class CallModel:
             objects = _objects_within(value)
             if objects:
                 context += ((index, objects),)
-            elif value and all(_is_constant(a) for a in value):
-                context += ((index, value),)  # flags and names decide branches
+            elif value and all(_is_constant(a) for a in run.constants(value)):
+                # flags and names decide branches (also those this run's caller gave)
+                context += ((index, run.constants(value)),)
             elif any(self._holds_flags(a) for a in value):
                 context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
             kind = info.params[index].kind if index < len(info.params) else ""

@@ -277,10 +277,12 @@ class Conditions:
         if isinstance(operator, (cst.Is, cst.IsNot)) and right == Value.of(Const(None)):
             if all(a == Const(None) for a in left):
                 same = True
-            elif all(isinstance(a, (Dev, Ten, Str, Inst, Box, Tup, Ref, Cls, ProgramAtom))
-                     or (isinstance(a, Const) and a.value is not None) for a in left):
+            elif all(is_something(a) or self.passed_something(a) for a in left):
                 same = False
             else:
+                for atom in left:
+                    if isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj:
+                        self.none_tests.add(atom.param)  # a caller's argument would decide
                 return None
             return same if isinstance(operator, cst.Is) else not same
         if isinstance(operator, (cst.Equal, cst.NotEqual)):
@@ -290,6 +292,11 @@ class Conditions:
             equal = values[0] == values[1]
             return equal if isinstance(operator, cst.Equal) else not equal
         return None
+
+    def passed_something(self, atom: object) -> bool:
+        """A parameter the caller certainly passed something (not None) for."""
+        return isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj and \
+            ("set", atom.param) in self.param_context
 
     def narrow_after_call(self, node: cst.Call, state: State) -> None:
         """``ensure_not_capture(t)`` raises for capture tensors: afterwards ``t`` is real. So
@@ -322,6 +329,12 @@ def _literal(atom: object) -> object:
     if isinstance(atom, Str):
         return ("str", atom.text)
     return None
+
+
+def is_something(atom: object) -> bool:
+    """An atom that is certainly not None."""
+    return isinstance(atom, (Dev, Ten, Str, Inst, Box, Tup, Ref, Cls, ProgramAtom)) or (
+        isinstance(atom, Const) and atom.value is not None)
 
 
 def autodiff_kind(atom: object) -> bool | None:

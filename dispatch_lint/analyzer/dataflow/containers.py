@@ -30,6 +30,15 @@ from dispatch_lint.analyzer.values import (
     join_all,
 )
 
+#: Keys a subscript may be told apart by (more become "any key").
+MAX_KEYS = 8
+
+
+class Keys(frozenset):
+    """A subscript key that is one of a few constants (``DEVICES[profile]`` for a profile
+    the caller picks from a tuple)."""
+
+
 #: List methods after which an item's index says nothing about what it holds.
 _REORDERING = frozenset({"remove", "sort", "reverse", "rotate"})
 
@@ -43,6 +52,8 @@ class Containers:
     """The interpreter's containers."""
 
     def store_item(self, obj: Value, key: object, value: Value) -> None:
+        if isinstance(key, Keys):
+            key = None  # which of them is not known: the container's any-item slot
         for atom in obj:
             if isinstance(atom, Box) and not (self.writes_initial
                                               or atom.site.owner == self.site_owner):
@@ -68,6 +79,8 @@ class Containers:
         another call made and kept in a field holds that call's parameters only as their
         values (replayed), not as symbols; one read from the receiver's field holds what
         the caller put there (see :meth:`Views.receives`)."""
+        if isinstance(key, Keys):  # one of a few constant keys
+            return join_all(self.box_content(box, k) for k in sorted(key))
         program = self.program
         foreign = box.site.owner != self.site_owner
         content = None
@@ -323,12 +336,14 @@ class Containers:
         return Value.of(UNKNOWN)
 
     def constant_key(self, value: Value) -> object:
-        """The key ``value`` certainly is (one string), else None."""
+        """The key ``value`` certainly is (one string), or the few it may be (:class:`Keys`),
+        else None."""
         value = self.constants(value)
-        if len(value) == 1:
-            atom = next(iter(value))
-            if isinstance(atom, Str):
-                return atom.text
+        if value and all(isinstance(a, Str) for a in value):
+            if len(value) == 1:
+                return next(iter(value)).text  # type: ignore[attr-defined]
+            if len(value) <= MAX_KEYS:
+                return Keys(a.text for a in value)  # type: ignore[attr-defined]
         return None
 
     def iterate(self, inst: Inst, trace: Trace | None) -> Value:

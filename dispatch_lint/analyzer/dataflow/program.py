@@ -167,14 +167,33 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
 
     @property
     def findings(self) -> dict[tuple[str, int, int], Finding]:
-        """Every unit's findings from its latest analysis."""
+        """Every unit's findings from its latest analysis; a summary no call used, of a
+        function that calls reach in other contexts, stands for no run of the program (its
+        parameters as nobody passes them) and reports nothing."""
         out: dict[tuple[str, int, int], Finding] = {}
-        for unit in self.units.values():
+        for unit_key in self._reported_units():
+            unit = self.units[unit_key]
             for key, finding in unit.findings.items():
                 old = out.get(key)
                 if old is None or _trace_len(finding.hit.trace) < _trace_len(old.hit.trace):
                     out[key] = finding
         return out
+
+    def _reported_units(self) -> list[object]:
+        """The units that stand for runs of the program: module top levels, summaries of
+        functions no call reaches (entry points), and what calls made from those use."""
+        called = {unit_key[0] for unit in self.units.values() for unit_key in unit.calls
+                  if isinstance(unit_key, tuple)}
+        pending = [k for k in self.units
+                   if not (isinstance(k, tuple) and k[0] in called) or k[0] == "module"]
+        seen = set(pending)
+        while pending:
+            unit = self.units.get(pending.pop())
+            for used in unit.calls if unit is not None else ():
+                if used not in seen and used in self.units:
+                    seen.add(used)
+                    pending.append(used)
+        return [k for k in self.units if k in seen]
 
     def write(self, key: tuple[object, ...], value: Value) -> None:
         if not value:
@@ -371,7 +390,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                        sanitizes=frozenset(run.sanitized or ()),
                        view_out=tuple((slot, value, must) for slot, (value, must)
                                       in written.items()),
-                       reads=frozenset(run.slot_reads))
+                       reads=frozenset(run.slot_reads),
+                       none_tests=frozenset(run.none_tests))
 
     def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
               born: dict[object, object] | None = None, at_via: object = None) -> bool:

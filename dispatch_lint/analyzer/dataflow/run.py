@@ -123,6 +123,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.declared_nonlocal: set[str] = set()
         #: calling an object a parameter holds (see Calls.call_supplied)
         self.calling_supplied = False
+        #: parameters compared with None where only the argument could decide
+        self.none_tests: set[int] = set()
         #: containers read from the receiver's fields, with the step where they came in
         self.via_boxes: dict[Box, Step] = {}
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
