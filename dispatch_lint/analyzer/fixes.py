@@ -294,14 +294,16 @@ def _path_to(body: Sequence[cst.CSTNode], anchor: cst.CSTNode | None
 
 
 def _expression_path(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """The nodes from ``root`` (a statement) down to ``target``, or None."""
+    """The nodes from ``root`` (the anchor statement) down to ``target``, or None. The
+    bodies of a compound statement are not entered: a node in them has its own anchor."""
     pending: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(root, [])]
     while pending:
         node, path = pending.pop()
         here = [*path, node]
         if node is target:
             return here
-        pending.extend((child, here) for child in node.children)
+        pending.extend((child, here) for child in node.children
+                       if not isinstance(child, cst.BaseSuite))
     return None
 
 
