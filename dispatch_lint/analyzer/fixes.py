@@ -48,7 +48,7 @@ from dispatch_lint.analyzer.values import squeeze_code
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.engine import Reporter
     from dispatch_lint.analyzer.events import Event, Hit
-    from dispatch_lint.analyzer.summaries import Finding
+    from dispatch_lint.analyzer.facts import Finding
 
 __all__ = [
     "SAFE",
