@@ -45,14 +45,17 @@ from dispatch_lint.runtime import fusion_threads
 from dispatch_lint.runtime.backends.numpy import KERNELS as REFERENCE
 from dispatch_lint.runtime.fusion_codegen import (
     FUSABLE_DTYPES,
+    PARALLEL_WORK,
+    TRANSCENDENTAL,
     FusedTerm,
+    RangeKernel,
     compiled_kernel,
     kernel_counters,
     kernel_source,
     literal,
     loop_kernel_source,
-    stream_kernel_source,
-    streaming_kernel,
+    range_kernel_source,
+    work,
 )
 
 __all__ = [
@@ -80,6 +83,7 @@ _FUSABLE = frozenset(
         "sqrt",
         "astype",
         "pow",
+        *TRANSCENDENTAL,
         *_COMPARISONS,
     }
 )
@@ -398,22 +402,12 @@ def _lower(
         values.append(value)
         return len(values) - 1
 
-    def constant(number: float, dtype: np.dtype) -> int:
-        return add(_Value("const", (), (), dtype, {}, np.asarray(number, dtype)))
-
     for node in nodes:
         inputs = tuple(where[i] for i in node.inputs)
         dtype, shape = np.dtype(node.dtype), tuple(node.shape)
         if node.op == "const":
             const = np.asarray(node.attrs["value"])
             where.append(add(_Value("const", (), const.shape, const.dtype, {}, const)))
-        elif node.op == "sigmoid" and dtype.kind == "f":
-            # The reference kernel's formula, 0.5 * (tanh(0.5 * x) + 1), as separate values.
-            half = constant(0.5, dtype)
-            scaled = add(_Value("mul", (inputs[0], half), shape, dtype, {}))
-            tanh = add(_Value("tanh", (scaled,), shape, dtype, {}))
-            shifted = add(_Value("add", (tanh, constant(1, dtype)), shape, dtype, {}))
-            where.append(add(_Value("mul", (half, shifted), shape, dtype, {})))
         else:
             where.append(add(_Value(node.op, inputs, shape, dtype, dict(node.attrs))))
     return values, [where[i] for i in outputs]
@@ -449,6 +443,9 @@ def _fusable(values: list[_Value], value: _Value) -> bool:
         *_COMPARISONS,
     ):
         return False  # NumPy rejects or specially treats these on booleans
+    if value.op in TRANSCENDENTAL:
+        # fusion_math's functions exist only compiled (not under NUMBA_DISABLE_JIT).
+        return value.dtype.kind == "f" and fusion_threads.AVAILABLE
     if value.op in ("div", "sqrt"):
         return value.dtype.kind == "f"
     return True
@@ -462,13 +459,16 @@ def plan_program(
     chunk_threshold: int = CHUNK_THRESHOLD,
     chunk_work: int = CHUNK_WORK,
     stream_bytes: int = STREAM_BYTES,
+    parallel_work: int = PARALLEL_WORK,
 ) -> ProgramPlan:
     """Plan a program's nodes (topologically ordered) into steps; see the module docstring.
 
     Runs of element-wise steps of one shape with at least ``chunk_threshold`` element-steps
     of work run in chunks of about ``chunk_work`` element-steps, on every core while cores
     are free. Fused program outputs of at least ``stream_bytes`` bytes are written with
-    streaming stores where the machine has them.
+    streaming stores where the machine has them. A fused group whose arguments all have
+    its result's shape runs as a range kernel, on every thread of the team from
+    ``parallel_work`` element-steps (``fusion_codegen.RangeKernel``).
     """
     values, output_values = _lower(nodes, outputs)
     count = len(values)
@@ -554,6 +554,7 @@ def plan_program(
             generated = (
                 len(members) > 1
                 or value.op == "sqrt"
+                or value.op in TRANSCENDENTAL
                 or _loop_indices(values, index, _group_arguments(values, members))
                 is not None
             )
@@ -564,7 +565,7 @@ def plan_program(
                 and _streams(values, members)
             )
             if generated:
-                ufunc, arguments = _fused_kernel(values, members, stream)
+                ufunc, arguments = _fused_kernel(values, members, stream, parallel_work)
             else:
                 ufunc, arguments = _single_ufunc(values, value)
             slot = take_slot(index, generated)
@@ -646,7 +647,12 @@ def _chunk_large_steps(
         run.clear()
 
     for step, skip in zip(steps, excluded):
-        if not isinstance(step, _UfuncStep) or skip:
+        # A range kernel shares its chunks among the team's threads itself.
+        if (
+            not isinstance(step, _UfuncStep)
+            or skip
+            or isinstance(step.ufunc, RangeKernel)
+        ):
             close_run()
             planned.append(step)
             continue
@@ -776,21 +782,31 @@ def _loop_indices(
     return tuple(indices)
 
 
-def _streams(values: list[_Value], members: list[int]) -> bool:
-    """Whether a group's result can be written with streaming stores: floating-point, every
-    argument of the result's shape (no broadcasting), on a machine that streams."""
+def _ranged(values: list[_Value], members: list[int]) -> bool:
+    """Whether a group runs as a range kernel (``fusion_codegen.RangeKernel``): every
+    argument of the result's shape (no broadcasting), where kernels are compiled."""
     result = values[members[-1]]
-    if result.dtype.kind != "f" or not result.shape:
+    if not result.shape or not fusion_threads.AVAILABLE:
         return False
-    if any(values[a].shape != result.shape for a in _group_arguments(values, members)):
-        return False
+    return all(
+        values[a].shape == result.shape for a in _group_arguments(values, members)
+    )
+
+
+def _streams(values: list[_Value], members: list[int]) -> bool:
+    """Whether a group's result can be written with streaming stores: floating-point, a
+    range kernel, on a machine that streams."""
     from dispatch_lint.runtime.fusion_stream import AVAILABLE
 
-    return AVAILABLE
+    result = values[members[-1]]
+    return AVAILABLE and result.dtype.kind == "f" and _ranged(values, members)
 
 
 def _fused_kernel(
-    values: list[_Value], members: list[int], stream: bool = False
+    values: list[_Value],
+    members: list[int],
+    stream: bool = False,
+    parallel_work: int = PARALLEL_WORK,
 ) -> tuple[Callable[..., np.ndarray], tuple[int, ...]]:
     """Generate (or reuse) the kernel of a group; returns it with its argument values.
     ``stream``: the result is written with streaming stores (see :func:`_streams`)."""
@@ -822,16 +838,16 @@ def _fused_kernel(
             )
         )
     dtypes = tuple(values[i].dtype for i in arguments)
-    if stream:
-        fallback = kernel_source(tuple(terms), dtypes)
-        kernel = streaming_kernel(stream_kernel_source(tuple(terms), dtypes), fallback)
+    terms_ = tuple(terms)
+    fallback = kernel_source(terms_, dtypes)
+    if _ranged(values, members):
+        source = range_kernel_source(terms_, dtypes, stream)
+        kernel = RangeKernel(source, fallback, work(terms_), parallel_work)
         return kernel, tuple(arguments)
     loop = _loop_indices(values, members[-1], tuple(arguments))
     if loop is not None:
-        source = loop_kernel_source(tuple(terms), loop)
-    else:
-        source = kernel_source(tuple(terms), dtypes)
-    return compiled_kernel(source), tuple(arguments)
+        fallback = loop_kernel_source(terms_, loop)
+    return compiled_kernel(fallback), tuple(arguments)
 
 
 # ---------------------------------------------------------------------------------------------

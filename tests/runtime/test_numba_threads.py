@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dispatch_lint import runtime as dispatch
-from dispatch_lint.runtime import fusion, fusion_threads
+from dispatch_lint.runtime import fusion, fusion_codegen, fusion_threads
+from dispatch_lint.runtime.fusion_codegen import RangeKernel
 from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
 
 # Large enough that the default plan chunks the element-wise steps over (ROWS, COLS).
@@ -28,22 +29,27 @@ INPUTS = {
     "r": (RNG.standard_normal((ROWS, 1)) * 2).astype(np.float32),  # along columns
     "n": RNG.integers(-3, 4, size=(ROWS, COLS)).astype(np.int64),
 }
-UNSPLIT = {"chunk_threshold": 1 << 62}
-# Odd, tiny chunks: many of them, the last one short.
-TINY = {"chunk_threshold": 1, "chunk_work": 3000}
+UNSPLIT = {"chunk_threshold": 1 << 62, "parallel_work": 1 << 62}
+# Odd, tiny chunks: many of them, the last one short (and range kernels on the team).
+TINY = {"chunk_threshold": 1, "chunk_work": 3000, "parallel_work": 0}
 TIMED_CHOICE = fusion_threads.HelperPolicy.__call__
 
 
 @pytest.fixture(autouse=True, scope="module")
 def helpers_always_join() -> Iterator[None]:
     """The replays here run on a pool of two helpers that always join (the policy would
-    leave the caller alone where helpers time slower, as on a busy machine)."""
+    leave the caller alone where helpers time slower, as on a busy machine), and range
+    kernels on a team of two helpers, in odd chunks (many, their edges off the blocks)."""
     pool = fusion_threads.ChunkPool(2)
+    team = fusion_threads.Team(2)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fusion_threads, "_pool", pool)
+        patch.setattr(fusion_threads, "_team", team)
+        patch.setattr(fusion_codegen, "CHUNK", 5000 + 3)
         patch.setattr(fusion_threads.HelperPolicy, "__call__", lambda self: True)
         yield
     pool.close()
+    team.close()
 
 
 def placeholders(cap: dispatch.Device) -> dict[str, dispatch.Tensor]:
@@ -133,10 +139,22 @@ def chain() -> dispatch.Program:
 def test_a_chain_of_large_element_wise_steps_runs_as_one_chunked_run() -> None:
     program = chain()
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    # "(x*2+y)*r", tanh, "*x-y", exp, "/(|r|+1)": each chunk goes through all five.
+    # One loop kernel (y and r broadcast), chunked by rows.
     assert len(plan.steps) == 1
-    assert plan.chunked_steps == 5
-    assert plan.fused_kernels == 3
+    assert plan.chunked_steps == 1
+    assert plan.fused_kernels == 1
+
+
+def test_a_chain_at_full_shape_runs_as_one_range_kernel_on_the_team() -> None:
+    cap = dispatch.Capture()
+    p = placeholders(cap)
+    x, n = p["x"], p["n"]
+    program = dispatch.export(((x * 2.0 + n).tanh() * x - n).exp().sqrt())
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    (step,) = plan.steps
+    assert isinstance(step.ufunc, RangeKernel) and plan.chunked_steps == 0
+    whole = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    assert_identical(whole.run(INPUTS), plan.run(INPUTS))
 
 
 def test_without_helpers_a_chunked_run_computes_whole_arrays(
@@ -148,15 +166,17 @@ def test_without_helpers_a_chunked_run_computes_whole_arrays(
     assert_identical(expected, run_plan(program, **TINY))
 
 
-def test_chunking_follows_the_work_of_a_run_not_the_size_of_a_step() -> None:
+def test_the_team_joins_from_the_work_of_a_kernel_not_its_size() -> None:
+    size = 100_000
     cap = dispatch.Capture()
-    x = dispatch.placeholder((300_000,), device=cap, name="x", dtype="float32")
-    one_pass = dispatch.export(x * 2.0 + 1.0)
-    four_passes = dispatch.export(x.tanh().exp().sqrt().log())
-    plans = [
-        fusion.plan_program(p.nodes, p.outputs, NUMBA) for p in (one_pass, four_passes)
+    x = dispatch.placeholder((size,), device=cap, name="x", dtype="float32")
+    arithmetic = dispatch.export(x * 2.0 + 1.0)
+    transcendental = dispatch.export(x.tanh().exp().sqrt().log())
+    kernels = [
+        fusion.plan_program(p.nodes, p.outputs, NUMBA).steps[0].ufunc
+        for p in (arithmetic, transcendental)
     ]
-    assert [plan.chunked_steps for plan in plans] == [0, 4]
+    assert [size >= k.parallel_from for k in kernels] == [False, True]
 
 
 def test_small_steps_are_not_chunked() -> None:
@@ -180,7 +200,9 @@ def test_a_step_reading_a_transposed_workspace_buffer_runs_whole() -> None:
     expected = np.exp(np.tanh(data).T + np.tanh(data))
     np.testing.assert_array_equal(plan.run({"x": data})[0], whole.run({"x": data})[0])
     np.testing.assert_allclose(plan.run({"x": data})[0], expected, rtol=1e-12)
-    assert plan.chunked_steps == 2  # tanh and exp; not "t.T + t"
+    # tanh on the team; "(t.T + t).exp()" whole, as the ufunc of its kernel (t.T is not
+    # contiguous), never in chunks.
+    assert plan.chunked_steps == 0
 
 
 def test_chunked_steps_raise_no_floating_point_warnings() -> None:
@@ -204,7 +226,8 @@ def test_concurrent_runs_of_chunked_plans_stay_correct() -> None:
     inputs = [
         {"x": INPUTS["x"] * s, "y": INPUTS["y"], "r": INPUTS["r"]} for s in scales
     ]
-    expected = [program.run(arrays).numpy() for arrays in inputs]
+    single = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    expected = [single.run(arrays)[0] for arrays in inputs]
     failures: list[str] = []
 
     def worker(index: int) -> None:
