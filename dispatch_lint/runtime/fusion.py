@@ -65,6 +65,7 @@ __all__ = [
     "FusionStats",
     "ProgramPlan",
     "plan_program",
+    "run_conformed",
     "run_planned",
     "stats",
 ]
@@ -323,6 +324,11 @@ class ProgramPlan:
         #: Entries of a workspace: the slots, then one per recycled output.
         self._workspace_size = len(slots) + recycled
         self._executes = tuple(step.execute for step in steps)
+        # Only NumPy's loops report floating-point errors; a plan of generated kernels
+        # skips entering NumPy's error state (a microsecond or two per run).
+        self._numpy_steps = any(
+            not (isinstance(s, _UfuncStep) and s.fused) for s in self._flat_steps()
+        )
         # One workspace per thread: threads running the same plan never share a buffer.
         self._workspaces = threading.local()
 
@@ -369,11 +375,16 @@ class ProgramPlan:
         if workspace is None:
             workspace = self._workspaces.buffers = [None] * self._workspace_size
         # As the reference interpreter: IEEE results (inf, nan) without warnings.
-        with np.errstate(all="ignore"):
+        if self._numpy_steps:
+            with np.errstate(all="ignore"):
+                for execute in self._executes:
+                    execute(values, workspace)
+        else:
             for execute in self._executes:
                 execute(values, workspace)
+        copied = self._copied
         return [
-            values[i].copy() if i in self._copied else np.asarray(values[i])
+            values[i].copy() if i in copied else np.asarray(values[i])
             for i in self._outputs
         ]
 
@@ -919,3 +930,20 @@ def run_planned(
         [(name, arrays[name].shape, arrays[name].dtype) for name in sorted(arrays)]
     )
     return _plan_for(program, signature, kernels).run(arrays)
+
+
+def run_conformed(
+    program: Any, arrays: Mapping[str, np.ndarray], kernels: Any
+) -> list[np.ndarray]:
+    """``run_planned`` for arrays of exactly the shapes and dtypes of the program's
+    placeholders (as ``Program.run`` checks them): the plan for those is kept apart, so
+    a run skips computing its signature."""
+    plan = program.cache.get("fusion.plan")
+    if plan is None:
+        signature = tuple(
+            [(name, arrays[name].shape, arrays[name].dtype) for name in sorted(arrays)]
+        )
+        plan = program.cache["fusion.plan"] = _plan_for(program, signature, kernels)
+    else:
+        _plan_counters.reused += 1
+    return plan.run(arrays)

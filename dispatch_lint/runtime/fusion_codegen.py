@@ -463,18 +463,20 @@ class RangeKernel:
         for a in arrays:
             if not a.flags.c_contiguous:
                 return compiled_kernel(self.fallback)(*arrays)  # type: ignore[no-any-return]
-        flat = [a if a.ndim == 1 else a.reshape(-1) for a in arrays]
+        if out.ndim != 1:
+            arrays = tuple([a.reshape(-1) for a in arrays])
         counter = np.zeros(16, np.int64)
         n = out.size
-        team = fusion_threads.team()
-        if n >= self.parallel_from and team.helpers:
-            team.run(
-                self.kernel,
-                (*flat, counter, CHUNK, team.spins),
-                lambda: bool(counter[8] >= counter[4]),
-            )
-        else:
-            self.kernel(*flat, counter, max(n, 1), 0, False)
+        if n >= self.parallel_from:
+            team = fusion_threads.team()
+            if team.helpers:
+                team.run(
+                    self.kernel,
+                    (*arrays, counter, CHUNK, team.spins),
+                    lambda: bool(counter[8] >= counter[4]),
+                )
+                return out
+        self.kernel(*arrays, counter, n or 1, 0, False)
         return out
 
 

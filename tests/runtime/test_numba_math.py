@@ -66,8 +66,8 @@ def sweep(dtype: type) -> np.ndarray:
 
 def exact(name: str, x: np.ndarray) -> np.ndarray:
     """The function in a wider type: float64 for float32, long double for float64."""
-    wide = x.astype(np.float64 if x.dtype == np.float32 else np.longdouble)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # signalling NaN bit patterns among the sweep
+        wide = x.astype(np.float64 if x.dtype == np.float32 else np.longdouble)
         if name == "sigmoid":
             e = np.exp(-np.abs(wide))
             return np.where(wide >= 0, 1 / (1 + e), e / (1 + e))  # type: ignore[no-any-return]

@@ -237,4 +237,4 @@ def run_program(program: Any, arrays: Mapping[str, np.ndarray]) -> list[np.ndarr
     ``arrays`` are the program's inputs by name, already checked by ``Program.run`` against the
     placeholders' shapes and dtypes. Returns one new array per program output.
     """
-    return fusion.run_planned(program, arrays, KERNELS)
+    return fusion.run_conformed(program, arrays, KERNELS)
