@@ -253,10 +253,12 @@ def loop_kernel_source(
     )
 
 
-#: Elements of one chunk of a range kernel, the unit its threads claim: a multiple of the
-#: block, and small enough that two threads share a 1e5-element run evenly (64 KiB of
-#: float32 per array, so a chunk's arrays stay in the second-level cache).
-CHUNK = 1 << 14
+#: Element-steps of one chunk of a range kernel (see ``PARALLEL_WORK``), the unit its
+#: threads claim: 16,384 elements of the 8-op chain (64 KiB of float32 per array, so a
+#: chunk's arrays stay in the second-level cache), about 5,000 of a chain of three
+#: transcendentals, which take 15 us in float32: chunks short enough that the threads
+#: finish together and a caller waiting for a helper's last chunk waits little.
+CHUNK = 1 << 17
 #: Element-steps (elements x ops, a transcendental op counting ``HEAVY``) from which a
 #: range kernel is run by every thread of the team. Measured on 2 cores with the helper
 #: awake: the 8-op chain of 1e5 float32 (8e5) ran 24 us alone, 18 us on two; below that
@@ -299,7 +301,8 @@ def range_kernel_source(
     ``chunk`` elements from ``counter[0]``, computes it block by block (``_stages``) and
     counts it done in ``counter[8]``; ``counter[4]`` is set to the number of chunks. Chunks
     after the first start on a 64-byte boundary of ``out``. With ``wait``, the call then
-    polls until every chunk is done (at most ``spins`` polls). Returns whether all are done.
+    polls until every chunk is done (at most ``spins`` polls). Returns the polls it took, or
+    -1 when chunks were still unfinished after ``spins``.
     With ``stream``, whole aligned blocks of the result go to memory with streaming stores
     (see :mod:`.fusion_stream`).
     """
@@ -400,12 +403,16 @@ def range_kernel_source(
         # Streamed stores are ordered before the chunk is counted done.
         *(["        store_fence()"] if stream else []),
         "        fetch_add(counter, 8, 1)",
+        # The caller waits for chunks a helper is still computing; it returns how many
+        # polls that took (-1: more than ``spins``, chunks still unfinished).
+        "    polls = 0",
         "    if wait:",
-        "        for _ in range(spins):",
-        "            if load(counter, 8) >= chunks:",
-        "                break",
+        "        while load(counter, 8) < chunks:",
+        "            if polls == spins:",
+        "                return -1",
         "            spin_pause()",
-        "    return load(counter, 8) >= chunks",
+        "            polls += 1",
+        "    return polls",
         "",
         "",
         # No GIL: the team's threads run it at once. NumPy's error model, as in a ufunc.
@@ -455,8 +462,9 @@ class RangeKernel:
     ) -> None:
         self.kernel = compiled_kernel(source)
         self.fallback = fallback
+        self.work_per_element = max(1, work_per_element)
         #: Elements from which the team runs it.
-        self.parallel_from = -(-parallel_work // max(1, work_per_element))
+        self.parallel_from = -(-parallel_work // self.work_per_element)
 
     def __call__(self, *arrays: np.ndarray) -> np.ndarray:
         out = arrays[-1]
@@ -470,12 +478,12 @@ class RangeKernel:
         if n >= self.parallel_from:
             team = fusion_threads.team()
             if team.helpers:
-                team.run(
+                if team.run(
                     self.kernel,
-                    (*arrays, counter, CHUNK, team.spins),
+                    (*arrays, counter, max(1, CHUNK // self.work_per_element), team.spins),
                     lambda: bool(counter[8] >= counter[4]),
-                )
-                return out
+                ):
+                    return out
         self.kernel(*arrays, counter, n or 1, 0, False)
         return out
 

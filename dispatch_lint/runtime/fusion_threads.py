@@ -59,6 +59,7 @@ from numba.extending import intrinsic
 __all__ = [
     "AVAILABLE",
     "SPIN_SECONDS",
+    "STALL_SECONDS",
     "ChunkPool",
     "HelperPolicy",
     "Team",
@@ -284,6 +285,8 @@ AVAILABLE = not numba_config.DISABLE_JIT
 #: burns its core meanwhile, so it is short: replays that follow each other within it find
 #: the helper awake.
 SPIN_SECONDS = 2e-3
+#: A caller that waits longer than this for a chunk a helper is computing counts a stall.
+STALL_SECONDS = 200e-6
 _X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
 
 
@@ -364,11 +367,11 @@ class Team:
     """Helper threads that join the caller in running compiled kernels that share out
     their own chunks (see the module docstring).
 
-    ``run(kernel, arguments)`` posts ``kernel(*arguments, False)`` to the helpers and calls
-    ``kernel(*arguments, True)`` itself; the kernel claims chunks from a counter among its
-    arguments, and the caller's call returns once every chunk is done (True) or reports
-    that one is still being computed (False, after a bounded spin: then ``run`` sleeps in
-    short steps until ``finished()`` says so).
+    ``run(kernel, arguments, finished)`` posts ``kernel(*arguments, False)`` to the helpers
+    and calls ``kernel(*arguments, True)`` itself; the kernel claims chunks from a counter
+    among its arguments, and the caller's call returns once every chunk is done, with how
+    long it waited for them (or -1, after a bounded spin: then ``run`` sleeps in short
+    steps until ``finished()`` says so).
     """
 
     def __init__(self, helpers: int, spin_seconds: float = SPIN_SECONDS) -> None:
@@ -386,6 +389,11 @@ class Team:
         self.spins = 0
         if self.helpers:
             self.spins = self._calibrate(spin_seconds)
+        #: A caller that waits this many polls (``STALL_SECONDS``) for a helper stalled.
+        self.stall_polls = max(1, int(self.spins * STALL_SECONDS / spin_seconds))
+        #: Runs left, and runs of the next, back-off (see ``_account``).
+        self._backoff, self._wait, self._stalled = 0, 1, 0
+        self.max_backoff = 1024
         self._threads = [
             threading.Thread(
                 target=self._serve, name=f"dispatch-lint-team-{number}", daemon=True
@@ -426,23 +434,49 @@ class Team:
                 # Not held while waiting: the task's arrays would stay alive.
                 del task, kernel, arguments
 
-    def run(self, kernel: Callable[..., bool], arguments: tuple[Any, ...], finished: Callable[[], bool]) -> None:
-        """Run a chunk-claiming kernel on the caller and every helper; returns when all of
-        its chunks are done."""
-        if self.helpers:
-            with self._lock:
-                self._task = (kernel, arguments)
-                self._posted += 1
-                self._mailbox[0] = self._posted
-                if self._sleeping:
-                    self._wake.notify_all()
-        if not kernel(*arguments, True):
+    def run(
+        self,
+        kernel: Callable[..., int],
+        arguments: tuple[Any, ...],
+        finished: Callable[[], bool],
+    ) -> bool:
+        """Run a chunk-claiming kernel on the caller and every helper, and wait until all
+        of its chunks are done. Returns False, having run nothing, while the team backs
+        off (the caller then runs the kernel alone, as it would without helpers)."""
+        if self._backoff:
+            self._backoff -= 1
+            return False
+        with self._lock:
+            self._task = (kernel, arguments)
+            self._posted += 1
+            self._mailbox[0] = self._posted
+            if self._sleeping:
+                self._wake.notify_all()
+        polls = kernel(*arguments, True)
+        if polls < 0:
             while not finished():
                 time.sleep(20e-6)
-        if self.helpers:
-            with self._lock:
-                if self._task is not None and self._task[1] is arguments:
-                    self._task = None  # a helper waking late finds nothing to do
+        with self._lock:
+            if self._task is not None and self._task[1] is arguments:
+                self._task = None  # a helper waking late finds nothing to do
+        self._account(polls < 0 or polls > self.stall_polls)
+        return True
+
+    def _account(self, stalled: bool) -> None:
+        # A helper descheduled while it computes a chunk (other processes on its core)
+        # makes the caller wait for that chunk: a few such waits in a row and the team
+        # backs off for a number of runs, doubled each time a retry stalls again.
+        # Measured on 2 cores with 5 other busy processes: the 8-op chain of 1e6 float32
+        # took 2.9 ms (median) on the team against 0.35 ms on the caller alone.
+        if not stalled:
+            self._stalled = 0
+            self._wait = 1
+            return
+        self._stalled += 1
+        if self._stalled >= 2:
+            self._backoff = self._wait
+            self._wait = min(self._wait * 2, self.max_backoff)
+            self._stalled = 0
 
     def close(self) -> None:
         """Stop the helpers."""

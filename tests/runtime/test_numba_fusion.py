@@ -431,7 +431,7 @@ def test_a_streamed_program_replays_as_unstreamed_also_on_every_thread(
     assert unstreamed.streamed_kernels == 0
     expected = unstreamed.run(arrays)
     # Odd chunks on a team of two helpers: many chunks, their edges off the blocks.
-    monkeypatch.setattr(fusion_codegen, "CHUNK", 1000 + 7)
+    monkeypatch.setattr(fusion_codegen, "CHUNK", 10_000 + 7)
     monkeypatch.setattr(fusion_threads, "_team", fusion_threads.Team(2))
     shared = fusion.plan_program(
         program.nodes, program.outputs, NUMBA, stream_bytes=0, parallel_work=0

@@ -45,7 +45,7 @@ def helpers_always_join() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fusion_threads, "_pool", pool)
         patch.setattr(fusion_threads, "_team", team)
-        patch.setattr(fusion_codegen, "CHUNK", 5000 + 3)
+        patch.setattr(fusion_codegen, "CHUNK", 50_000 + 3)
         patch.setattr(fusion_threads.HelperPolicy, "__call__", lambda self: True)
         yield
     pool.close()
@@ -413,3 +413,55 @@ def test_thread_count_comes_from_the_environment(
         fusion_threads.threads()
     monkeypatch.delenv("DISPATCH_LINT_THREADS")
     assert fusion_threads.threads() >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The team of range kernels.
+
+
+def test_the_team_backs_off_while_helpers_stall_and_doubles_each_retry_that_stalls() -> None:
+    team = fusion_threads.Team(1)
+    stalling = True
+
+    def kernel(*arguments: object) -> int:
+        waiting = arguments[-1]  # the caller's call waits; a helper's does not
+        return team.stall_polls + 1 if waiting and stalling else 0
+
+    def run() -> bool:
+        return team.run(kernel, (), lambda: True)
+
+    try:
+        # Two stalls in a row: one run off; the retry stalls twice more: two runs off.
+        assert [run() for _ in range(4)] == [True, True, False, True]
+        assert [run() for _ in range(3)] == [True, False, False]
+        stalling = False
+        assert [run() for _ in range(3)] == [True, True, True]
+    finally:
+        team.close()
+
+
+def test_a_closed_team_stops_its_helpers() -> None:
+    team = fusion_threads.Team(2, spin_seconds=1e-4)
+    threads = list(team._threads)
+    team.close()
+    for thread in threads:
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("helpers", [0, 1, 3])
+def test_a_range_kernel_computes_every_chunk_once_on_any_team(
+    helpers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    team = fusion_threads.Team(helpers)
+    monkeypatch.setattr(fusion_threads, "_team", team)
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((ROWS, COLS), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 3.0 + 1.0).tanh())
+    expected = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    shared = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    try:
+        for _ in range(3):
+            assert_identical(expected.run(INPUTS), shared.run(INPUTS))
+    finally:
+        team.close()
