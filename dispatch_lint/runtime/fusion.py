@@ -3,27 +3,27 @@
 A captured ``Program`` is planned once per (program, input shapes and dtypes):
 
 - nodes whose inputs are all constants are folded at planning time;
-- ``sigmoid`` is split into ``x * 0.5 -> tanh -> 0.5 * (t + 1)`` (the reference formula) so
-  its arithmetic fuses with its neighbours;
-- maximal trees of element-wise arithmetic (a node joins its consumer's tree when that is its
-  only consumer and it is not a program output) become ONE generated Numba ufunc, one pass
-  over memory (``fusion_codegen``); a 2-d tree reading an argument broadcast along its rows
-  or columns (even a lone bias add) becomes a generated loop kernel instead;
-- transcendental functions (exp, log, tanh, general pow) run as NumPy ufuncs: NumPy's SIMD
-  loops beat Numba's scalar libm calls several times over (measured in issue 5), so they are
-  never fused; a lone arithmetic node runs as its NumPy ufunc too, which needs no compile,
-  except a lone ``sqrt``: NumPy's float32 and float64 sqrt loops measured 2x slower than a
-  generated one here (1e5 float32: 35 us against 18.5 us), and IEEE sqrt is exact, so both
-  give the same bits;
+- maximal trees of element-wise nodes (a node joins its consumer's tree when that is its
+  only consumer and it is not a program output) become ONE generated kernel, one pass
+  over memory (``fusion_codegen``). Transcendental nodes (exp, log, tanh, sigmoid) join
+  them as the vectorised functions of ``fusion_math``, within the ulps stated there; a
+  lone transcendental or ``sqrt`` is a generated kernel too (NumPy's loops for them
+  measured slower here); a lone arithmetic node runs as its NumPy ufunc, which needs no
+  compile; a general ``pow`` runs as NumPy's;
+- a tree whose arguments all have its result's shape runs as a range kernel: the caller
+  and the helper threads of ``fusion_threads.Team`` share its chunks when it has enough
+  work, and a large program output is written with streaming stores (``fusion_stream``).
+  A 2-d tree reading an argument broadcast along its rows or columns (even a lone bias
+  add) becomes a generated loop kernel instead, and other broadcasting trees a
+  ``numba.vectorize`` ufunc;
 - matmuls, reductions and shape ops run as kernels of the device's kernel table;
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place;
-- consecutive element-wise steps over one large shape run chunk by chunk, each chunk through
-  all the steps, on every core when that times faster (``fusion_threads``; else whole; a
-  run of arithmetic is bound by memory, and whether a second core still pays depends on the
-  machine's memory bandwidth and load, so every large run is timed both ways):
-  ufuncs release the GIL, chunks write disjoint ranges, so the result is the whole-array one
-  bit for bit. Reductions and matmuls are never split.
+- consecutive element-wise steps that are not range kernels, over one large shape, run
+  chunk by chunk, each chunk through all the steps, on every core when that times faster
+  (``fusion_threads.ChunkPool``; else whole): ufuncs release the GIL, chunks write disjoint
+  ranges, so the result is the whole-array one bit for bit. Reductions and matmuls are
+  never split.
 
 Plans are cached in the program's own ``cache`` dict; each thread running a plan has its own
 workspace, so threads never share a buffer.

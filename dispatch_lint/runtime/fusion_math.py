@@ -108,56 +108,49 @@ def _copysign(typingctx, magnitude, sign):  # type: ignore[no-untyped-def]
     return magnitude(magnitude, sign), codegen
 
 
-@intrinsic
-def _pow2(typingctx, k):  # type: ignore[no-untyped-def]
+def _bit_function(build):  # type: ignore[no-untyped-def]
+    """An intrinsic ``f(x) -> same float type`` whose code ``build(builder, x, layout,
+    integer)`` writes, ``layout`` being x's ``_FLOATS`` entry and ``integer`` the integer
+    type of its width."""
+
+    def typer(typingctx, x):  # type: ignore[no-untyped-def]
+        layout = _float_layout(x)
+        if layout is None:
+            return None
+
+        def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
+            return build(builder, arguments[0], layout, ir.IntType(layout[1]))
+
+        return x(x), codegen
+
+    typer.__doc__ = build.__doc__
+    return intrinsic(typer)
+
+
+@_bit_function
+def _pow2(builder, k, layout, integer):  # type: ignore[no-untyped-def]
     """``2 ** k`` for an integer-valued ``k`` within the normal exponent range, built from
     its exponent bits."""
-    layout = _float_layout(k)
-    if layout is None:
-        return None
-
-    def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
-        llty, width, mantissa, bias = layout
-        integer = ir.IntType(width)
-        n = builder.fptosi(arguments[0], integer)
-        biased = builder.add(n, integer(bias))
-        return builder.bitcast(builder.shl(biased, integer(mantissa)), llty)
-
-    return k(k), codegen
+    llty, _, mantissa, bias = layout
+    biased = builder.add(builder.fptosi(k, integer), integer(bias))
+    return builder.bitcast(builder.shl(biased, integer(mantissa)), llty)
 
 
-@intrinsic
-def _exponent(typingctx, x):  # type: ignore[no-untyped-def]
+@_bit_function
+def _exponent(builder, x, layout, integer):  # type: ignore[no-untyped-def]
     """The unbiased binary exponent of a positive normal ``x``, as a float of x's type."""
-    layout = _float_layout(x)
-    if layout is None:
-        return None
-
-    def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
-        llty, width, mantissa, bias = layout
-        integer = ir.IntType(width)
-        bits = builder.bitcast(arguments[0], integer)
-        exponent = builder.sub(builder.lshr(bits, integer(mantissa)), integer(bias))
-        return builder.sitofp(exponent, llty)
-
-    return x(x), codegen
+    llty, _, mantissa, bias = layout
+    bits = builder.bitcast(x, integer)
+    exponent = builder.sub(builder.lshr(bits, integer(mantissa)), integer(bias))
+    return builder.sitofp(exponent, llty)
 
 
-@intrinsic
-def _significand(typingctx, x):  # type: ignore[no-untyped-def]
+@_bit_function
+def _significand(builder, x, layout, integer):  # type: ignore[no-untyped-def]
     """A positive normal ``x`` scaled by a power of two into [1, 2)."""
-    layout = _float_layout(x)
-    if layout is None:
-        return None
-
-    def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
-        llty, width, mantissa, bias = layout
-        integer = ir.IntType(width)
-        bits = builder.bitcast(arguments[0], integer)
-        fraction = builder.and_(bits, integer((1 << mantissa) - 1))
-        return builder.bitcast(builder.or_(fraction, integer(bias << mantissa)), llty)
-
-    return x(x), codegen
+    llty, _, mantissa, bias = layout
+    fraction = builder.and_(builder.bitcast(x, integer), integer((1 << mantissa) - 1))
+    return builder.bitcast(builder.or_(fraction, integer(bias << mantissa)), llty)
 
 
 # ---------------------------------------------------------------------------------------------

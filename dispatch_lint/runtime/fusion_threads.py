@@ -284,7 +284,7 @@ AVAILABLE = not numba_config.DISABLE_JIT
 #: How long a helper that has run a task spins for the next one before it sleeps. Spinning
 #: burns its core meanwhile, so it is short: replays that follow each other within it find
 #: the helper awake.
-SPIN_SECONDS = 2e-3
+SPIN_SECONDS = 5e-4
 #: A caller that waits longer than this for a chunk a helper is computing counts a stall.
 STALL_SECONDS = 200e-6
 _X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
