@@ -137,3 +137,26 @@ def test_special_values_are_what_numpy_gives(
     # the sign of zero too: tanh(-0.0) is -0.0, exp(-inf) is +0.0
     signed = special & ~np.isnan(want)
     assert (np.signbit(got[signed]) == np.signbit(want[signed])).all()
+
+
+def test_a_loop_calling_the_functions_is_vectorised() -> None:
+    # The point of fusion_math: a loop over elements runs in SIMD lanes, not one call per
+    # element. LLVM's optimised IR names the vector types it computes in.
+    import re
+
+    import numba
+
+    from dispatch_lint.runtime import fusion_math
+
+    @numba.njit(error_model="numpy")
+    def loop(x, out):  # type: ignore[no-untyped-def]
+        for i in range(x.shape[0]):
+            out[i] = fusion_math.log_f32(fusion_math.tanh_f32(x[i]))
+
+    x = np.linspace(0.1, 3, 64, dtype=np.float32)
+    out = np.empty_like(x)
+    loop(x, out)
+    np.testing.assert_allclose(out, np.log(np.tanh(x)), rtol=1e-6, atol=1e-6)
+    code = loop.inspect_llvm(loop.signatures[0])
+    lanes = {int(n) for n in re.findall(r"<(\d+) x float>", code)}
+    assert lanes and max(lanes) >= 4, "the loop over tanh and log is not vectorised"
