@@ -466,6 +466,14 @@ class RangeKernel:
         #: Elements from which the team runs it.
         self.parallel_from = -(-parallel_work // self.work_per_element)
 
+    def _chunk(self) -> int:
+        # Whole blocks, so that every chunk after the first starts on a 64-byte boundary
+        # and streams its blocks (5,242 elements would put each chunk off the line).
+        elements = CHUNK // self.work_per_element
+        if elements >= _RANGE_BLOCK:
+            return elements // _RANGE_BLOCK * _RANGE_BLOCK
+        return max(16, elements // 16 * 16)
+
     def __call__(self, *arrays: np.ndarray) -> np.ndarray:
         out = arrays[-1]
         for a in arrays:
@@ -480,7 +488,7 @@ class RangeKernel:
             if team.helpers:
                 if team.run(
                     self.kernel,
-                    (*arrays, counter, max(1, CHUNK // self.work_per_element), team.spins),
+                    (*arrays, counter, self._chunk(), team.spins),
                     lambda: bool(counter[8] >= counter[4]),
                 ):
                     return out

@@ -465,3 +465,20 @@ def test_a_range_kernel_computes_every_chunk_once_on_any_team(
             assert_identical(expected.run(INPUTS), shared.run(INPUTS))
     finally:
         team.close()
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1000 + 7, 3 * 1024])
+def test_a_range_kernel_gives_the_same_bits_in_chunks_of_any_size(chunk: int) -> None:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((ROWS * COLS,), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 3.0 + 1.0).tanh().exp() * x)
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    (step,) = plan.steps
+    data = INPUTS["x"].reshape(-1)
+    expected = step.ufunc(data, np.empty_like(data))
+    out = np.empty_like(data)
+    counter = np.zeros(16, np.int64)
+    # One caller claiming every chunk in turn; chunks off the blocks and the lines.
+    assert step.ufunc.kernel(data, out, counter, chunk, 0, True) == 0
+    assert counter[8] == counter[4] >= (len(data) - 16) // chunk  # 16: the head
+    assert_identical([expected], [out])
