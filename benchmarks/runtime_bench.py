@@ -38,7 +38,9 @@ Case = Callable[[], object]
 
 
 def interleaved(
-    cases: dict[str, Case], rounds: int, spreads: dict[str, tuple[float, float]] | None = None
+    cases: dict[str, Case],
+    rounds: int,
+    spreads: dict[str, tuple[float, float]] | None = None,
 ) -> dict[str, float]:
     """Median seconds per call of each case, timing the cases in turn for ``rounds`` rounds
     (and, into ``spreads``, each case's fastest and slowest round).
@@ -82,7 +84,9 @@ class Workload:
     inputs: dict[str, np.ndarray]
     eager: Case  # the same computation in plain NumPy, one temporary per operation
     floor: Case  # the least work any plan must do (one pass, or the matmuls alone)
-    others: dict[str, Case]  # the same computation in numexpr and jax.jit, when installed
+    others: dict[
+        str, Case
+    ]  # the same computation in numexpr and jax.jit, when installed
 
 
 def _optional(module: str):  # type: ignore[no-untyped-def]
@@ -213,9 +217,7 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
     from dispatch_lint.runtime.backends.numba import KERNELS
 
     team = fusion_threads.team()
-    absent = [
-        name for name, module in zip(OTHERS, (numexpr, jax)) if module is None
-    ]
+    absent = [name for name, module in zip(OTHERS, (numexpr, jax)) if module is None]
     print(
         f"Fused replay on Numba() (ms per call, medians of {rounds} interleaved rounds; "
         f"replay spread = fastest-slowest round; up to {team.helpers + 1} threads; "
@@ -273,7 +275,7 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
                 results[(name, size, dtype)] = (speedup, against_jax)
                 low, high = spreads["replay"]
 
-                def ms(case: str) -> str:
+                def ms(case: str, times: dict[str, float] = times) -> str:
                     return f"{times[case] * 1e3:.3f}" if case in times else "-"
 
                 print(
@@ -429,7 +431,9 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             against_jax = replay[key][1]
             if against_jax is None:
-                print(f"  ----  {name} chain, {size:.0e} float32 vs jax.jit: jax absent")
+                print(
+                    f"  ----  {name} chain, {size:.0e} float32 vs jax.jit: jax absent"
+                )
                 continue
             goal(
                 f"{name} chain, {size:.0e} float32: replay >= 1.0x jax.jit (goal 1.2x)",
@@ -456,7 +460,11 @@ def main(argv: list[str] | None = None) -> None:
         f"{eager[1000]:.2f}x",
         eager[1000] <= 2.6,
     )
-    goal("small MLP step <= 100 us (42 us before issue 16)", f"{mlp * 1e6:.1f} us", mlp <= 100e-6)
+    goal(
+        "small MLP step <= 100 us (42 us before issue 16)",
+        f"{mlp * 1e6:.1f} us",
+        mlp <= 100e-6,
+    )
 
 
 if __name__ == "__main__":

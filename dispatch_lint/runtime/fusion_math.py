@@ -69,7 +69,10 @@ __all__ = [
 # Bit-level helpers. Each compiles to one or two instructions that have vector forms; a
 # ``math.frexp`` or ``math.ldexp`` would be a call, which stops the loop from vectorising.
 
-_FLOATS = {types.float32: (ir.FloatType(), 32, 23, 127), types.float64: (ir.DoubleType(), 64, 52, 1023)}
+_FLOATS = {
+    types.float32: (ir.FloatType(), 32, 23, 127),
+    types.float64: (ir.DoubleType(), 64, 52, 1023),
+}
 
 
 def _float_layout(ty):  # type: ignore[no-untyped-def]
@@ -272,24 +275,26 @@ def _build(p: _Precision):  # type: ignore[no-untyped-def]
     @_jit
     def exp(x):  # type: ignore[no-untyped-def]
         """e ** x."""
-        y = x if x < high else high  # NaN is put right at the end
-        y = y if y > low else low
+        # Selects, not min/max: their NaN order is the processor's (NaN is put right at
+        # the end, whatever these give).
+        y = x if x < high else high  # noqa: FURB136
+        y = y if y > low else low  # noqa: FURB136
         n, q = reduce(y)
         # 2 ** n in two factors, each a normal number: the first product is exact, and
         # the second rounds once, to a denormal or to inf where the result is one.
         n1 = (n * half + shifter) - shifter
-        return ((one + q) * _pow2(n1)) * _pow2(n - n1) if x == x else x
+        return x if math.isnan(x) else ((one + q) * _pow2(n1)) * _pow2(n - n1)
 
     @_jit
     def tanh(x):  # type: ignore[no-untyped-def]
         """tanh x = (e**2|x| - 1) / (e**2|x| + 1), with e**y - 1 computed without
         cancellation: relative error stays small down to the smallest denormal."""
         a = abs(x)
-        a = a if a < limit else limit
+        a = a if a < limit else limit  # noqa: FURB136  (as in exp)
         n, q = reduce(a + a)
         scaled = _pow2(n)
         expm1 = _fmuladd(scaled, q, scaled - one)
-        return _copysign(expm1 / (expm1 + two), x) if x == x else x
+        return x if math.isnan(x) else _copysign(expm1 / (expm1 + two), x)
 
     @_jit
     def sigmoid(x):  # type: ignore[no-untyped-def]

@@ -313,7 +313,12 @@ def fetch_add(typingctx, array, index, value):  # type: ignore[no-untyped-def]
 
     def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
         pointer = _element_pointer(
-            context, builder, signature.args[0], arguments[0], signature.args[1], arguments[1]
+            context,
+            builder,
+            signature.args[0],
+            arguments[0],
+            signature.args[1],
+            arguments[1],
         )
         amount = context.cast(builder, arguments[2], signature.args[2], types.int64)
         return builder.atomic_rmw("add", pointer, amount, "seq_cst")
@@ -330,7 +335,12 @@ def load(typingctx, array, index):  # type: ignore[no-untyped-def]
 
     def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
         pointer = _element_pointer(
-            context, builder, signature.args[0], arguments[0], signature.args[1], arguments[1]
+            context,
+            builder,
+            signature.args[0],
+            arguments[0],
+            signature.args[1],
+            arguments[1],
         )
         return builder.load_atomic(pointer, "acquire", 8)
 
@@ -344,7 +354,9 @@ def spin_pause(typingctx):  # type: ignore[no-untyped-def]
     def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
         if _X86:
             pause = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse2.pause"
+                builder.module,
+                ir.FunctionType(ir.VoidType(), []),
+                "llvm.x86.sse2.pause",
             )
             builder.call(pause, [])
         return context.get_dummy_value()

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from dispatch_lint import runtime as dispatch
 from dispatch_lint.runtime import fusion, fusion_codegen, fusion_stream, fusion_threads
-from dispatch_lint.runtime.fusion_codegen import RangeKernel
 from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
 from dispatch_lint.runtime.errors import DispatchError
+from dispatch_lint.runtime.fusion_codegen import RangeKernel
 
 RNG = np.random.default_rng(20)
 INPUTS = {
@@ -228,7 +228,9 @@ def test_threads_running_one_program_get_their_own_results() -> None:
     program = transcendental_chain()
     scales = [0.25, 0.5, 1.0, 2.0]
     numba = dispatch.Numba()
-    expected = [program.run({"x": INPUTS["x"] * s}, device=numba).numpy() for s in scales]
+    expected = [
+        program.run({"x": INPUTS["x"] * s}, device=numba).numpy() for s in scales
+    ]
     failures: list[str] = []
 
     def worker(index: int) -> None:

@@ -26,17 +26,61 @@ def edge_cases(dtype: type) -> np.ndarray:
     info = np.finfo(dtype)
     tiny, smallest = info.smallest_normal, info.smallest_subnormal
     values = [
-        0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 2.0, 0.5,
-        smallest, -smallest, smallest * 3, tiny, -tiny, tiny * (1 - info.eps),
-        info.max, -info.max, info.eps, -info.eps,
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        -np.nan,
+        1.0,
+        -1.0,
+        2.0,
+        0.5,
+        smallest,
+        -smallest,
+        smallest * 3,
+        tiny,
+        -tiny,
+        tiny * (1 - info.eps),
+        info.max,
+        -info.max,
+        info.eps,
+        -info.eps,
         # exp: last finite result, first overflow, denormal results, first zero
-        88.72283, 88.72284, 709.782712893384, 709.7827128933841,
-        -87.33654, -87.4, -100.0, -103.972, -103.973, -104.0, -708.4, -740.0, -745.1,
-        -745.2, -1e4, 1e4,
+        88.72283,
+        88.72284,
+        709.782712893384,
+        709.7827128933841,
+        -87.33654,
+        -87.4,
+        -100.0,
+        -103.972,
+        -103.973,
+        -104.0,
+        -708.4,
+        -740.0,
+        -745.1,
+        -745.2,
+        -1e4,
+        1e4,
         # tanh: where it rounds to +-1; sigmoid likewise
-        9.01, 9.02, -9.02, 19.06, 19.07, -19.07, 36.7, -36.7, 1e-20, -1e-20,
+        9.01,
+        9.02,
+        -9.02,
+        19.06,
+        19.07,
+        -19.07,
+        36.7,
+        -36.7,
+        1e-20,
+        -1e-20,
         # log near 1 and at the sqrt(2) split
-        1 + info.eps, 1 - info.epsneg, 1.4142135, 1.4142136, 0.70710677, 0.70710678,
+        1 + info.eps,
+        1 - info.epsneg,
+        1.4142135,
+        1.4142136,
+        0.70710677,
+        0.70710678,
     ]
     return np.array(values, dtype=dtype)
 
@@ -88,7 +132,9 @@ def ulps(got: np.ndarray, wide: np.ndarray) -> np.ndarray:
 
 
 @pytest.fixture(scope="module", params=["float32", "float64"])
-def replayed(request: pytest.FixtureRequest) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def replayed(
+    request: pytest.FixtureRequest,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The sweep of one dtype, and each function's replayed results over it."""
     dtype = np.dtype(request.param).type
     if dtype is np.float64 and np.finfo(np.longdouble).nmant < 63:
@@ -132,7 +178,9 @@ def test_special_values_are_what_numpy_gives(
         want = exact(name, values[:count]).astype(values.dtype)
     got = results[name][:count]
     # (sqrt near 1 is left out: the long double reference rounds twice there)
-    special = ~np.isfinite(want) | (want == 0) | ((np.abs(want) == 1) & (name != "sqrt"))
+    special = (
+        ~np.isfinite(want) | (want == 0) | ((np.abs(want) == 1) & (name != "sqrt"))
+    )
     np.testing.assert_array_equal(got[special], want[special])
     # the sign of zero too: tanh(-0.0) is -0.0, exp(-inf) is +0.0
     signed = special & ~np.isnan(want)

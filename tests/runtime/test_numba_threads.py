@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from dispatch_lint import runtime as dispatch
 from dispatch_lint.runtime import fusion, fusion_codegen, fusion_threads
-from dispatch_lint.runtime.fusion_codegen import RangeKernel
 from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
+from dispatch_lint.runtime.fusion_codegen import RangeKernel
 
 # Large enough that the default plan chunks the element-wise steps over (ROWS, COLS).
 ROWS, COLS = 4100, 260
@@ -419,7 +419,9 @@ def test_thread_count_comes_from_the_environment(
 # The team of range kernels.
 
 
-def test_the_team_backs_off_while_helpers_stall_and_doubles_each_retry_that_stalls() -> None:
+def test_the_team_backs_off_while_helpers_stall_and_doubles_each_retry_that_stalls() -> (
+    None
+):
     team = fusion_threads.Team(1)
     stalling = True
 
