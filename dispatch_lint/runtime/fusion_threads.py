@@ -8,12 +8,13 @@ Two mechanisms, for two kinds of step:
   just run a task waits for the next one spinning in compiled code (``SPIN_SECONDS``)
   rather than asleep: a sleeping thread that is woken is often placed on the waker's own
   core by the scheduler, and then waits until the caller's kernel has finished, so it
-  never runs beside it. That, measured here (4M float32, 8-op chain, a helper woken per
-  run), was why a helper made memory-bound runs slower: it started 0.2-1.1 ms after the
-  caller (pinned to the other core: 0.05 ms) and the run took 2.4 ms against 2.1 ms alone.
-  A spinning helper joins within a microsecond or two, and with two cores that run took
-  1.3 ms: two cores draw more memory bandwidth than one. Chunks are claimed, not assigned,
-  so a helper that is late, asleep or busy elsewhere costs nothing but the post.
+  never runs beside it. That, measured here (4M float32, 8-op chain, half the array posted
+  to a helper woken per run), was why a helper made memory-bound runs slower: it started
+  0.2-1.1 ms after the caller and the run took 2.4 ms against 2.1 ms alone; with the
+  helper pinned to the other core it started after 0.05 ms and the run took 1.3 ms (two
+  cores draw more memory bandwidth than one). A spinning helper sees a posted task at its
+  next poll, on the core it is on. Chunks are claimed, not assigned, so a helper that is
+  late, asleep or busy elsewhere costs nothing but the post.
 - ``ChunkPool`` and ``HelperPolicy``, for runs of NumPy ufunc steps that are not generated
   (a general ``pow``): those release the GIL in their inner loops, so threads calling them
   on disjoint slices run in parallel, but each chunk costs Python, and whether that pays is
