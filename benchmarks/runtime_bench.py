@@ -220,14 +220,14 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
     absent = [name for name, module in zip(OTHERS, (numexpr, jax)) if module is None]
     print(
         f"Fused replay on Numba() (ms per call, medians of {rounds} interleaved rounds; "
-        f"replay spread = fastest-slowest round; up to {team.helpers + 1} threads; "
-        "'1 thread' is the same plan on the caller alone)"
+        f"replay spread = fastest-slowest round; up to {team.helpers + 1} threads, as "
+        "each kernel times faster; '1 thread' is the same plan on the caller alone)"
     )
     if absent:
         print(f"  not installed, so not measured: {', '.join(absent)}")
     print(
         f"{'program':<15}{'size':>9} {'dtype':<8}{'eager':>8}{'numexpr':>9}{'jax.jit':>9}"
-        f"{'replay':>9}{'spread':>15}{'1 thread':>10}{'floor':>8}"
+        f"{'replay':>9}{'spread':>18}{'1 thread':>10}{'floor':>8}"
         f"{'vs eager':>10}{'vs jax':>8}{'first s':>9}"
     )
     results = {}
@@ -281,7 +281,7 @@ def bench_replay(dispatch, sizes, dtypes, rounds):  # type: ignore[no-untyped-de
                 print(
                     f"{name:<15}{size:>9} {dtype:<8}{ms('eager'):>8}{ms('numexpr'):>9}"
                     f"{ms('jax.jit'):>9}{ms('replay'):>9}"
-                    f"{f'{low * 1e3:.3f}-{high * 1e3:.3f}':>15}{ms('alone'):>10}"
+                    f"{f'{low * 1e3:.3f}-{high * 1e3:.3f}':>18}{ms('alone'):>10}"
                     f"{ms('floor'):>8}{speedup:>9.2f}x"
                     f"{'-' if against_jax is None else f'{against_jax:.2f}x':>8}"
                     f"{first:>9.3f}"

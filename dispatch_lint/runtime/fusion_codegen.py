@@ -21,6 +21,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -451,7 +452,8 @@ def work(terms: tuple[FusedTerm, ...]) -> int:
 class RangeKernel:
     """A range kernel (``range_kernel_source``) called as a ufunc is, ``kernel(*arrays,
     out)``, on arrays of one shape: C-contiguous arrays run it on their flat views, on
-    every thread of the team when the run has ``PARALLEL_WORK`` or more; any other layout
+    every thread of the team when the run has ``PARALLEL_WORK`` or more and its policy
+    times the team faster; any other layout
     runs ``fallback`` (the same terms as a ``numba.vectorize`` ufunc, compiled on first
     need)."""
 
@@ -465,6 +467,8 @@ class RangeKernel:
         self.kernel = compiled_kernel(source)
         self.fallback = fallback
         self.work_per_element = max(1, work_per_element)
+        #: Whether the team joins, timed both ways (the team loses on a busy machine).
+        self.policy = fusion_threads.HelperPolicy()
         #: Elements from which the team runs it.
         self.parallel_from = -(-parallel_work // self.work_per_element)
 
@@ -487,11 +491,18 @@ class RangeKernel:
         n = out.size
         if n >= self.parallel_from:
             team = fusion_threads.team()
-            if team.helpers and team.run(
-                self.kernel,
-                (*arrays, counter, self._chunk(), team.spins),
-                lambda: bool(counter[8] >= counter[4]),
-            ):
+            if team.helpers:
+                joining = self.policy()
+                start = time.perf_counter()
+                if joining:
+                    team.run(
+                        self.kernel,
+                        (*arrays, counter, self._chunk(), team.spins),
+                        lambda: bool(counter[8] >= counter[4]),
+                    )
+                else:
+                    self.kernel(*arrays, counter, n, 0, False)
+                self.policy.record(joining, time.perf_counter() - start)
                 return out
         self.kernel(*arrays, counter, n or 1, 0, False)
         return out

@@ -419,25 +419,30 @@ def test_thread_count_comes_from_the_environment(
 # The team of range kernels.
 
 
-def test_the_team_backs_off_while_helpers_stall_and_doubles_each_retry_that_stalls() -> (
-    None
-):
+def test_a_range_kernel_runs_alone_while_its_policy_times_the_team_slower(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fusion_threads.HelperPolicy, "__call__", TIMED_CHOICE)
     team = fusion_threads.Team(1)
-    stalling = True
-
-    def kernel(*arguments: object) -> int:
-        waiting = arguments[-1]  # the caller's call waits; a helper's does not
-        return team.stall_polls + 1 if waiting and stalling else 0
-
-    def run() -> bool:
-        return team.run(kernel, (), lambda: True)
-
+    monkeypatch.setattr(fusion_threads, "_team", team)
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((ROWS, COLS), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 3.0 + 1.0).tanh())
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    kernel = plan.steps[0].ufunc
+    posted: list[int] = []
+    run = team.run
+    monkeypatch.setattr(team, "run", lambda *a: posted.append(1) or run(*a))
     try:
-        # Two stalls in a row: one run off; the retry stalls twice more: two runs off.
-        assert [run() for _ in range(4)] == [True, True, False, True]
-        assert [run() for _ in range(3)] == [True, False, False]
-        stalling = False
-        assert [run() for _ in range(3)] == [True, True, True]
+        # As a busy machine times them: alone is faster.
+        kernel.policy._started = True
+        kernel.policy.costs = {True: 2.0, False: 1.0}
+        kernel.policy.joining = False
+        expected = plan.run(INPUTS)
+        assert posted == [] and kernel.policy._samples  # timed alone
+        kernel.policy.joining = True
+        assert_identical(expected, plan.run(INPUTS))
+        assert posted == [1]
     finally:
         team.close()
 
