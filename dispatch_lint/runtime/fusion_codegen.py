@@ -1,14 +1,21 @@
 """Source generation and compilation of fused element-wise kernels.
 
-A fused group of element-wise nodes becomes one scalar Python function, compiled by
-``numba.vectorize`` into a real NumPy ufunc, so it broadcasts, accepts ``out=`` and costs one
-pass over memory. A 2-d group with an argument broadcast along a row or a column (a bias
-added to a matmul's result) becomes a loop over rows and columns compiled by ``numba.njit``
-instead (``loop_kernel_source``): NumPy calls a ufunc's inner loop once per row there, and
-on short rows those calls cost more than the arithmetic (a (1562, 64) float32 matrix plus a
-(64,) row: 23 us as a ufunc, 9 us as a loop). Each distinct source is compiled once per process (``compiled_kernel``
-caches it under a lock) and, when a writable cache folder exists, once per machine: the
-source is written to a file named by its hash so Numba's ``cache=True`` can find it again.
+A fused group whose arguments all have its result's shape becomes a range kernel
+(``range_kernel_source``, run by ``RangeKernel``): one compiled loop over the flat arrays,
+one pass over memory, whose chunks the threads of ``fusion_threads.Team`` claim from an
+atomic counter, with a short loop per transcendental op (``_stages``) and, for a large
+program output, streaming stores. Transcendental ops are the vectorised functions of
+``fusion_math``. A group reading a broadcast argument becomes one scalar Python function
+compiled by ``numba.vectorize`` into a real NumPy ufunc (``kernel_source``), so it
+broadcasts and accepts ``out=``; that ufunc is also the range kernel's fallback for arrays
+that are not C-contiguous. A 2-d group with an argument broadcast along a row or a column
+(a bias added to a matmul's result) becomes a loop over rows and columns compiled by
+``numba.njit`` instead (``loop_kernel_source``): NumPy calls a ufunc's inner loop once per
+row there, and on short rows those calls cost more than the arithmetic (a (1562, 64)
+float32 matrix plus a (64,) row: 23 us as a ufunc, 9 us as a loop). Each distinct source is
+compiled once per process (``compiled_kernel`` caches it under a lock) and, when a writable
+cache folder exists, once per machine: the source is written to a file named by its hash so
+Numba's ``cache=True`` can find it again.
 """
 
 from __future__ import annotations
