@@ -164,15 +164,27 @@ CASES: dict[str, str] = {
         def d(t):
             guards.ensure_not_capture(t)
             return float(t)
-        def main():
+        def main(flag):
             x = dispatch.placeholder((2,))
             a(x)
             b(x)
             if dispatch.is_capture(x):
                 x.numpy()  # expect: DL003
+            # ensure_not_capture lets a value that may be capture through as real.
+            d(x if flag else dispatch.ones((2,)))
             c(x)
             d(x)
             x.numpy()  # c() and d() raise for capture tensors: x is real here
+    """,
+    "guards_ensure_certain_capture": """
+        from dispatch_lint.runtime import guards
+        def d(t):
+            guards.ensure_not_capture(t)
+            return float(t)
+        def main():
+            x = dispatch.placeholder((2,))
+            # ensure_not_capture raises on a value that is certainly capture (DL001)
+            d(x)  # expect: DL001
     """,
     "replay_results_are_real": """
         def main():
