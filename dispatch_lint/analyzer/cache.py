@@ -202,23 +202,15 @@ def _code_stamp() -> str:
 
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(f"{__version__}\0{_FORMAT}".encode())
-    for folder in (
-        package,
-        package / "analyzer",
-        package / "analyzer" / "report",
-        package / "rules",
-    ):
+    # every module of the package, subpackages included (analyzer/dataflow/ is analysis code)
+    for path in sorted(package.rglob("*.py")):
         try:
-            found = sorted(os.scandir(folder), key=lambda e: e.name)
+            stat = path.stat()
         except OSError:
             continue
-        for entry in found:
-            if entry.name.endswith(".py"):
-                stat = entry.stat()
-                digest.update(
-                    f"{folder.name}/{entry.name}\0{stat.st_size}\0"
-                    f"{stat.st_mtime_ns}\0".encode()
-                )
+        digest.update(
+            f"{path.relative_to(package).as_posix()}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode()
+        )
     return f"{__version__}-{digest.hexdigest()[:20]}"
 
 

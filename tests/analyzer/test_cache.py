@@ -5,6 +5,7 @@ configuration (or in the current folder)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -303,3 +304,20 @@ def test_a_stored_finding_reads_back_as_it_was_written() -> None:
 
     entry = {"diagnostics": [_GOOD], "errors": [["b.py", "why"]], "notes": []}
     assert _encode(_decode(entry)) == entry
+
+
+def test_an_edit_of_the_dataflow_subpackage_changes_the_code_stamp() -> None:
+    """The stamp covers analyzer/dataflow/ (the interpreter): an edit there without a new
+    version must not let results of the old analysis be read back."""
+    from dispatch_lint.analyzer import cache
+    from dispatch_lint.analyzer.dataflow import runtime
+
+    module = Path(runtime.__file__)
+    before = module.stat()
+    stamp = cache._code_stamp()
+    try:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        assert cache._code_stamp() != stamp
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert cache._code_stamp() == stamp
