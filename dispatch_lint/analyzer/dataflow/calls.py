@@ -44,6 +44,7 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Unknown,
     Value,
+    enters_via,
     is_tensorish,
     join_all,
 )
@@ -205,7 +206,7 @@ class Calls:
         if atom.owner != self.owner or atom.param not in self.param_context:
             return EMPTY
         return self.program.project_all(self, self.param_context[atom.param], atom.proj, node
-                                        ).filter(is_callable_object)
+                                        ).filter(_decides_calls)
 
 
 class CallModel:
@@ -285,7 +286,14 @@ class CallModel:
         if not summary.returns_normally:
             run.diverged = True
         ret = subst.value(summary.ret)
-        return ret.map_traces(Step(run.file, node, "returned from `{code}`", run.anchor))
+        returned = Step(run.file, node, "returned from `{code}`", run.anchor)
+        if not (passed_on and receiver is not None):
+            return ret.map_traces(returned)
+        # what the callee made of its receiver's fields came from this run's caller, who
+        # passed the receiver (an element of this receiver's container field, say)
+        entered = Step(run.file, node, "returned from `{code}`", run.anchor, via=run.owner)
+        return Value({atom: None if trace is None else trace.then(
+            entered if enters_via(trace, info.key) else returned) for atom, trace in ret.items()})
 
     def _context(self, info: FuncInfo, bound: dict[int, Value], defaulted: set[int],
                  run: FunctionRun) -> tuple[object, ...]:
@@ -390,7 +398,7 @@ def _objects_within(value: Value) -> Value:
     (``*args`` forwarding a receiver): what calls through a parameter resolve to."""
     out = {}
     for atom, trace in value.items():
-        if is_callable_object(atom):
+        if _decides_calls(atom):
             out[atom] = trace
         elif isinstance(atom, Tup) and any(_objects_within(v) for v in atom.items):
             out[Tup(tuple(_objects_within(v) or Value.of(UNKNOWN) for v in atom.items))] = trace
@@ -411,6 +419,12 @@ def is_callable_object(atom: object) -> bool:
     return isinstance(atom, (Inst, Cls, Closure, Partial)) or (
         isinstance(atom, Ref) and atom.key is not None and not isinstance(atom.key, tuple)
     )
+
+
+def _decides_calls(atom: object) -> bool:
+    """Atoms a parameter may hold whose methods the analysis knows: the callable objects of
+    the tree and exported programs (``program.run(...)`` through a helper's parameter)."""
+    return is_callable_object(atom) or isinstance(atom, ProgramAtom)
 
 
 #: ``str.format`` fields with a format spec (``{:.3f}``, ``{0:>8}``)

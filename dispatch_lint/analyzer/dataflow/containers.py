@@ -33,6 +33,9 @@ from dispatch_lint.analyzer.values import (
 #: Keys a subscript may be told apart by (more become "any key").
 MAX_KEYS = 8
 
+#: Items of a known sequence a list comprehension over it is unrolled for.
+MAX_UNROLLED = 8
+
 
 class Keys(frozenset):
     """A subscript key that is one of a few constants (``DEVICES[profile]`` for a profile
@@ -55,6 +58,8 @@ class Containers:
         if isinstance(key, Keys):
             key = None  # which of them is not known: the container's any-item slot
         for atom in obj:
+            if isinstance(atom, Box) and key is None:
+                self.program.grow(atom)
             if isinstance(atom, Box) and not (self.writes_initial
                                               or atom.site.owner == self.site_owner):
                 # a container that was there before this function ran: what it adds is
@@ -94,7 +99,12 @@ class Containers:
         if foreign and program.is_stored(box):
             content = content.filter(lambda a: not (isinstance(a, Sym) and a.owner != self.owner))
         entered = self.via_boxes.get(box)
-        return content.map_traces(entered) if entered is not None and content else content
+        if entered is None or not content:
+            return content
+        # an object held there carries the step too: what its methods make of its fields
+        # came from this run's caller as well (see CallModel.apply)
+        return Value({a: t.then(entered) if t is not None else Trace(entered)
+                      for a, t in content.items()})
 
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
@@ -167,6 +177,7 @@ class Containers:
                 node.elements[index], cst.StarredElement)
             if starred:
                 value = self.elements(value)
+                self.program.grow(box)
             else:
                 self.program.write_key(box.site, index, self.box_part(box, value))
                 self.keep_effect(Value.of(box), ("item", index), value)
@@ -209,7 +220,59 @@ class Containers:
         return inner
 
     def expr_ListComp(self, node: cst.ListComp, state: State) -> Value:
+        unrolled = self.unrolled_comprehension(node, state)
+        if unrolled is not None:
+            return unrolled
         return self.box_of("list", node, self.comprehension_value(node, node.elt, state))
+
+    def unrolled_comprehension(self, node: cst.ListComp, state: State) -> Value | None:
+        """``[f(x) for x in xs]`` over a tuple or list of known length: a list of that length
+        whose item ``i`` is the element made from item ``i`` (``preds[0] + preds[1]`` of
+        two models' predictions compares the two, not their join); None for other forms."""
+        for_in = node.for_in
+        if for_in.ifs or for_in.inner_for_in is not None or for_in.asynchronous is not None:
+            return None
+        iterable = self.eval(for_in.iter, state)
+        items = self.known_items(iterable)
+        if items is None:
+            # evaluated once: the general form binds the elements of this value
+            inner = state.copy()
+            self.assign(for_in.target, self.elements(iterable), inner, for_in.target)
+            diverged = self.diverged
+            value = self.eval(node.elt, inner)
+            self.diverged = diverged  # it may loop over nothing
+            return self.box_of("list", node, value)
+        box = self.new_box("list", node)
+        content = EMPTY
+        diverged = self.diverged
+        for index, item in enumerate(items):
+            inner = state.copy()
+            self.assign(for_in.target, item, inner, for_in.target)
+            value = self.eval(node.elt, inner)
+            self.program.write_key(box.site, index, self.box_part(box, value))
+            self.keep_effect(Value.of(box), ("item", index), value)
+            content = content.join(value)
+        self.diverged = diverged if not items else self.diverged
+        self.program.write(("b", box.site), self.box_part(box, content))
+        self.keep_effect(Value.of(box), "elem", content)
+        return Value.of(box)
+
+    def known_items(self, value: Value) -> tuple[Value, ...] | None:
+        """The items of ``value`` in order when it is one tuple, or one list of known length,
+        of at most :data:`MAX_UNROLLED` items."""
+        if len(value) != 1:
+            return None
+        atom = next(iter(value))
+        if isinstance(atom, Tup):
+            items = atom.items
+        elif isinstance(atom, Box):
+            length = self.program.known_length(atom)
+            if length is None or length > MAX_UNROLLED:
+                return None
+            items = tuple(self.box_content(atom, i) for i in range(length))
+        else:
+            return None
+        return items if len(items) <= MAX_UNROLLED else None
 
     def expr_SetComp(self, node: cst.SetComp, state: State) -> Value:
         return self.box_of("set", node, self.comprehension_value(node, node.elt, state))

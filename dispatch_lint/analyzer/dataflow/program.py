@@ -234,6 +234,23 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         index held before says nothing any more."""
         self.write(("shifted", box.site), Value.of(Const(True)))
 
+    def grow(self, box: Box) -> None:
+        """The list ``box`` gained items past its literal's (``append``, ``extend``, a
+        starred item): its length is not known any more."""
+        if box.kind == "list":
+            self.write(("grown", box.site), Value.of(Const(True)))
+
+    def known_length(self, box: Box) -> int | None:
+        """How many items the list ``box`` certainly holds, when every index up to it has
+        its own slot and nothing added or moved items; else None."""
+        if box.kind != "list" or self.read(("grown", box.site)) or self.read(
+                ("shifted", box.site)):
+            return None
+        keys = self.box_keys(box)
+        if not keys or not all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
+            return None
+        return len(keys) if keys == set(range(len(keys))) else None
+
     def box_item(self, box: Box, key: object) -> Value:
         if key is not None and not (isinstance(key, int) and self.read(("shifted", box.site))):
             exact = self.read(("bk", box.site, key))

@@ -7,6 +7,7 @@ this module turns it into values and events. The user's own sources, sinks and s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -100,8 +101,13 @@ class RuntimeCalls:
                         if dev == atom.dev:
                             out = out.join(Value.of(atom, trace))
                     elif isinstance(dev, Dev):
-                        out = out.join(Value.of(Ten(dev), trace.then(self.step(
-                            node, f"moved to {dev.describe()}")) if trace else dev_trace))
+                        moved = trace.then(self.step(node, f"moved to {dev.describe()}")
+                                           ) if trace else dev_trace
+                        if trace and _entered(dev_trace):
+                            # the device came from the caller (a field of the receiver): so
+                            # did where the tensor now is
+                            moved = dev_trace.extend(moved)  # type: ignore[union-attr]
+                        out = out.join(Value.of(Ten(dev), moved))
                     elif isinstance(dev, Sym):
                         out = out.join(self.project_sym(dev, dev_trace, ("tensor", self.place(
                             node, "moved by `{code}`"))))
@@ -210,6 +216,7 @@ class RuntimeCalls:
         birth = self.step(node, "born from `{code}`")
         for dev, trace in devices.items():
             if isinstance(dev, Dev):
+                trace = _born_here(trace)
                 if self.training_depth and dev.is_capture:
                     self.emit("training", (Value.of(Ten(dev), Trace(birth)),), "create", node,
                               "created inside `guards.training()`: `{code}`")
@@ -224,10 +231,32 @@ class RuntimeCalls:
         step = self.step(node, "real result of `{code}`")
         devices = self.as_device(device, node) if device is not None else Value.of(NUMPY_DEVICE)
         out = EMPTY
-        for dev in devices:
+        for dev, trace in devices.items():
             if isinstance(dev, Dev) and not dev.is_capture:
                 out = out.join(Value.of(Ten(dev), Trace(step)))
+            elif isinstance(dev, Sym):
+                # a device the caller gives: real tensors on it, made here
+                out = out.join(narrow_not_capture(self.project_sym(dev, trace, (
+                    "tensor", self.place(node, "real result of `{code}`")))))
         return out or Value.of(Ten(Dev("real")), Trace(step))
+
+
+def _entered(trace: Trace | None) -> bool:
+    """Whether ``trace`` passes a step where its value entered a frame from the caller."""
+    return trace is not None and any(step.via is not None for step in trace.steps())
+
+
+def _born_here(trace: Trace | None) -> Trace | None:
+    """A device's ``trace`` as the start of a tensor made on it: the tensor is born in this
+    frame, however the device came in (a field of the receiver does not make the tensor the
+    caller's; see :attr:`Step.via`)."""
+    if not _entered(trace):
+        return trace
+    out: Trace | None = None
+    for step in trace.steps():  # type: ignore[union-attr]
+        step = replace(step, via=None) if step.via is not None else step
+        out = out.then(step) if out is not None else Trace(step)
+    return out
 
 
 class UserModel:
