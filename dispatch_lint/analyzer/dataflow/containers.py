@@ -60,13 +60,20 @@ class Containers:
         for atom in obj:
             if isinstance(atom, Box) and key is None:
                 self.program.grow(atom)
-            if isinstance(atom, Box) and not (self.writes_initial
-                                              or atom.site.owner == self.site_owner):
-                # a container that was there before this function ran: what it adds is
-                # seen after it, on this path (see views.py)
-                self.add_to_view(("b", atom), value)
+            if isinstance(atom, Box) and not self.writes_initial and (
+                    self.path is not None or atom.site.owner != self.site_owner):
+                # what a function adds to a container (one that was there before it ran,
+                # or its own after the literal made it) is seen after that, on this path
+                # (see views.py): an update() after a read does not reach the read
+                own = atom.site.owner == self.site_owner
+                self.add_to_view(("b", atom), self.box_part(atom, value) if own else value)
                 if key is not None:
                     self.write_slot(("bk", atom, key), value)
+                    if own:
+                        self.program.write_key(atom.site, key, EMPTY)  # a key it may hold
+                        self.keep_effect(Value.of(atom), ("item", key), value)
+                if own:
+                    self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Box):
                 self.program.write(("b", atom.site), self.box_part(atom, value))
                 if key is not None:
@@ -363,7 +370,10 @@ class Containers:
         step = self.step(node, "added to a container: `{code}`")
         if name == "setdefault" and args:
             default = args[1] if len(args) > 1 else Value.of(Const(None))
-            self.store_item(target, key, default.map_traces(step))
+            # the key may be there already: what it held stays (a path's write is strong)
+            held = EMPTY if key is None else self.slot_value(
+                ("bk", box, key), self.program.read(("bk", box.site, key)), record=False) or EMPTY
+            self.store_item(target, key, held.join(default.map_traces(step)))
             return self.box_content(box, key)
         if name == "update":
             for arg in args:
