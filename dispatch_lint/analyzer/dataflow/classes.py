@@ -134,6 +134,12 @@ class ClassModel:
         self.note_read(("stored", inst))
         return inst in self.stored
 
+    def instance_fields(self, inst: Inst) -> list[str]:
+        """The names of the fields constructors gave ``inst`` (what ``vars(obj)`` lists)."""
+        family = self.family(inst.cls)
+        self.note_read(("fields", family, inst.site))
+        return sorted(self.field_names.get((family, inst.site), ()))
+
     def copy_fields(self, made: Inst, copy: Inst) -> None:
         """``copy`` (an instance a callee made, as one call returns it) starts with the fields
         the callee gave ``made``."""

@@ -200,15 +200,16 @@ class Containers:
             if isinstance(element, cst.DictElement):
                 self.eval(element.key, state)
                 value = self.eval(element.value, state)
-                if isinstance(element.key, cst.SimpleString):
-                    try:
-                        key = element.key.evaluated_value
-                        self.program.write_key(box.site, key, self.box_part(box, value))
-                        self.keep_effect(Value.of(box), ("item", key), value)
-                    except Exception:  # noqa: BLE001
-                        pass
+                key = element.key.evaluated_value if isinstance(
+                    element.key, cst.SimpleString) else None
+                if isinstance(key, str):
+                    self.program.write_key(box.site, key, self.box_part(box, value))
+                    self.keep_effect(Value.of(box), ("item", key), value)
+                else:
+                    self.program.grow(box)
             else:
                 value = self.elements(self.eval(element.value, state))
+                self.program.grow(box)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
@@ -233,36 +234,45 @@ class Containers:
         return self.box_of("list", node, self.comprehension_value(node, node.elt, state))
 
     def unrolled_comprehension(self, node: cst.ListComp, state: State) -> Value | None:
-        """``[f(x) for x in xs]`` over a tuple or list of known length: a list of that length
-        whose item ``i`` is the element made from item ``i`` (``preds[0] + preds[1]`` of
-        two models' predictions compares the two, not their join); None for other forms."""
+        """``[f(x) for x in xs if p(x)]`` over a tuple or list of known length, where each
+        test is decided for each item: a list whose item ``i`` is made from the ``i``-th
+        item kept (``preds[0] + preds[1]`` of two models' predictions compares the two, not
+        their join); None for other forms (nested loops, ``async for``)."""
         for_in = node.for_in
-        if for_in.ifs or for_in.inner_for_in is not None or for_in.asynchronous is not None:
+        if for_in.inner_for_in is not None or for_in.asynchronous is not None:
             return None
         iterable = self.eval(for_in.iter, state)
         items = self.known_items(iterable)
-        if items is None:
+        kept: list[State] | None = [] if items is not None else None
+        for item in items or ():
+            inner: State | None = state.copy()
+            self.assign(for_in.target, item, inner, for_in.target)
+            for cond in for_in.ifs:
+                true_state, false_state = self.condition(cond.test, inner)  # type: ignore[arg-type]
+                if true_state is not None and false_state is not None:
+                    kept = None  # not decided for this item: the list's length is not known
+                inner = true_state
+                if inner is None or kept is None:
+                    break
+            if kept is None:
+                break
+            if inner is not None:
+                kept.append(inner)
+        diverged = self.diverged
+        if kept is None:
             # evaluated once: the general form binds the elements of this value
             inner = state.copy()
             self.assign(for_in.target, self.elements(iterable), inner, for_in.target)
-            diverged = self.diverged
+            for cond in for_in.ifs:
+                narrowed, _ = self.condition(cond.test, inner)
+                inner = narrowed if narrowed is not None else inner
             value = self.eval(node.elt, inner)
             self.diverged = diverged  # it may loop over nothing
             return self.box_of("list", node, value)
-        box = self.new_box("list", node)
-        content = EMPTY
-        diverged = self.diverged
-        for index, item in enumerate(items):
-            inner = state.copy()
-            self.assign(for_in.target, item, inner, for_in.target)
-            value = self.eval(node.elt, inner)
-            self.program.write_key(box.site, index, self.box_part(box, value))
-            self.keep_effect(Value.of(box), ("item", index), value)
-            content = content.join(value)
-        self.diverged = diverged if not items else self.diverged
-        self.program.write(("b", box.site), self.box_part(box, content))
-        self.keep_effect(Value.of(box), "elem", content)
-        return Value.of(box)
+        made = [self.eval(node.elt, inner) for inner in kept]
+        if not kept:
+            self.diverged = diverged
+        return self.list_of(node, made)
 
     def known_items(self, value: Value) -> tuple[Value, ...] | None:
         """The items of ``value`` in order when it is one tuple, or one list of known length,
@@ -402,11 +412,51 @@ class Containers:
                 self.program.shift_indices(box)
             return self.box_content(box, None) or Value.of(UNKNOWN)
         if name == "items":
+            pairs = self.known_pairs(box)
+            if pairs is not None:
+                return self.list_of(node, pairs)
             content = self.box_content(box, None)
             return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN), content))))
         if name in ("values", "copy"):
             return target
         return Value.of(UNKNOWN)
+
+    def known_pairs(self, box: Box) -> list[Value] | None:
+        """``(key, value)`` for each key the dict ``box`` holds on this path, when its keys
+        are known (see :meth:`Program.known_keys`) and few."""
+        keys = self.program.known_keys(box)
+        if keys is None or len(keys) > MAX_UNROLLED:
+            return None
+        pairs = []
+        for key in keys:
+            held = self.box_content(box, key)
+            if held:  # a key another path wrote is not there on this one
+                pairs.append(Value.of(Tup((Value.of(Str(key)), held))))
+        return pairs
+
+    def list_of(self, node: cst.CSTNode, items: Sequence[Value]) -> Value:
+        """A list made at ``node`` holding ``items`` in order (its length known)."""
+        box = self.new_box("list", node)
+        content = EMPTY
+        for index, value in enumerate(items):
+            self.program.write_key(box.site, index, self.box_part(box, value))
+            self.keep_effect(Value.of(box), ("item", index), value)
+            content = content.join(value)
+        self.program.write(("b", box.site), self.box_part(box, content))
+        self.keep_effect(Value.of(box), "elem", content)
+        return Value.of(box)
+
+    def fields_dict(self, obj: Value, node: cst.CSTNode) -> Value:
+        """``vars(obj)`` of one instance: a dict of its fields under their names."""
+        if len(obj) != 1 or not isinstance(next(iter(obj)), Inst):
+            return Value.of(UNKNOWN)
+        inst = next(iter(obj))
+        box = self.new_box("dict", node)
+        for name in self.program.instance_fields(inst):
+            value = self.attribute(obj, name, node)
+            self.program.write_key(box.site, name, self.box_part(box, value))
+            self.keep_effect(Value.of(box), ("item", name), value)
+        return Value.of(box)
 
     def constant_key(self, value: Value) -> object:
         """The key ``value`` certainly is (one string), or the few it may be (:class:`Keys`),

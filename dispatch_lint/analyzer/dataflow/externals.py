@@ -14,7 +14,10 @@ from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
     Closure,
+    Const,
     Ref,
+    Sym,
+    Ten,
     Partial,
     Str,
     Tup,
@@ -77,6 +80,18 @@ class ExternalCalls:
                 names = [a.text for a in args[1] if isinstance(a, Str)]
                 if len(names) == 1:
                     return self.attribute(args[0], names[0], node)
+            if name == "setattr" and len(args) == 3:
+                names = [a.text for a in args[1] if isinstance(a, Str)]
+                if names and len(names) == len(args[1]):
+                    for attr in names:
+                        # one of a few names: each field may keep what it held
+                        held = self.attribute(args[0], attr, node) if len(names) > 1 else EMPTY
+                        self.store_attr(args[0], attr, args[2].join(held))
+                return Value.of(Const(None))
+            if name == "vars" and len(args) == 1:
+                return self.fields_dict(args[0], node)
+            if name == "isinstance" and len(args) == 2:
+                return _instance_test(args[0], args[1])
             if name == "super":
                 return self.program.super_value(self)
             if name == "dict":
@@ -127,3 +142,19 @@ class ExternalCalls:
             accumulator = accumulator.join(self.call_value(func, (accumulator, elements), {},
                                                            node))
         return accumulator
+
+
+def _instance_test(value: Value, classes: Value) -> Value:
+    """``isinstance(value, dispatch.Tensor)``: True or False when every atom ``value`` may
+    be agrees (a tensor, or none: a container, a constant, a device, or what the analysis
+    does not follow, which is never a tensor to it); else unknown (a parameter, other
+    classes)."""
+    if not classes or not all(isinstance(c, Ref) and model.runtime_name(c.qualname) == "Tensor"
+                              for c in classes):
+        return Value.of(UNKNOWN)
+    answers = set()
+    for atom in value:
+        if isinstance(atom, Sym):
+            return Value.of(UNKNOWN)
+        answers.add(isinstance(atom, Ten))
+    return Value.of(Const(answers.pop())) if len(answers) == 1 else Value.of(UNKNOWN)

@@ -235,10 +235,20 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.write(("shifted", box.site), Value.of(Const(True)))
 
     def grow(self, box: Box) -> None:
-        """The list ``box`` gained items past its literal's (``append``, ``extend``, a
-        starred item): its length is not known any more."""
-        if box.kind == "list":
-            self.write(("grown", box.site), Value.of(Const(True)))
+        """``box`` gained items past its literal's under no constant key or index
+        (``append``, ``extend``, a starred item, ``d[name] = v``): its length, or which keys
+        it holds, is not known any more."""
+        self.write(("grown", box.site), Value.of(Const(True)))
+
+    def known_keys(self, box: Box) -> list[str] | None:
+        """The string keys the dict ``box`` holds when no write under another key reached
+        it (``vars(obj)``, a literal with constant keys), sorted; else None."""
+        if box.kind != "dict" or self.read(("grown", box.site)):
+            return None
+        keys = self.box_keys(box)
+        if not keys or not all(isinstance(k, str) for k in keys):
+            return None
+        return sorted(keys)  # type: ignore[arg-type]
 
     def known_length(self, box: Box) -> int | None:
         """How many items the list ``box`` certainly holds, when every index up to it has

@@ -192,17 +192,23 @@ class Statements:
         return self.loop(stmt, state, None, stmt.test, infinite)
 
     def stmt_For(self, stmt: cst.For, state: State) -> State | None:
-        elements = self.elements(self.eval(stmt.iter, state))
+        iterable = self.eval(stmt.iter, state)
+        elements = self.elements(iterable)
         if self.diverged:
             return None
-        return self.loop(stmt, state, (stmt.target, elements), None, False)
+        # a loop over a tuple or list of known, non-zero length runs its body at least once
+        items = self.known_items(iterable) if stmt.asynchronous is None else None
+        return self.loop(stmt, state, (stmt.target, elements), None, False,
+                         runs_once=bool(items))
 
     def loop(self, stmt: cst.For | cst.While, state: State,
              target: tuple[cst.BaseAssignTargetExpression, Value] | None,
-             test: cst.BaseExpression | None, infinite: bool) -> State | None:
+             test: cst.BaseExpression | None, infinite: bool, runs_once: bool = False
+             ) -> State | None:
         head = state
         exit_state: State | None = None
         frame = LoopFrame()
+        after_body: State | None = None
         for _ in range(MAX_LOOP_ROUNDS):
             frame = LoopFrame()
             if test is not None:
@@ -217,11 +223,14 @@ class Statements:
             self.loops.append(frame)
             body_out = self.run_block(stmt.body.body, body_in) if body_in else None
             self.loops.pop()
-            new_head = join_states([head, body_out, *frame.continues])
+            after_body = join_states([body_out, *frame.continues])
+            new_head = join_states([head, after_body])
             assert new_head is not None
             if new_head == head:
                 break
             head = new_head
+        if runs_once:
+            exit_state = after_body  # not the state before the first iteration
         if stmt.orelse is not None and exit_state is not None:
             exit_state = self.run_block(stmt.orelse.body.body, exit_state)
         return join_states([exit_state, *frame.breaks])
