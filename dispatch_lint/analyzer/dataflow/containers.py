@@ -176,18 +176,28 @@ class Containers:
 
     def container(self, kind: str, node: cst.CSTNode, items: Sequence[cst.BaseExpression],
                   state: State) -> Value:
-        box = self.new_box(kind, node)
-        content = EMPTY
+        keyed: list[tuple[object, Value]] = []
         for index, item in enumerate(items):
             value = self.eval(item, state)
-            starred = isinstance(node, (cst.List, cst.Set, cst.Tuple)) and isinstance(
-                node.elements[index], cst.StarredElement)
-            if starred:
-                value = self.elements(value)
+            if isinstance(node, (cst.List, cst.Set, cst.Tuple)) and isinstance(
+                    node.elements[index], cst.StarredElement):
+                keyed.append((None, self.elements(value)))
+            else:
+                keyed.append((index, value))
+        return self.filled_box(kind, node, keyed)
+
+    def filled_box(self, kind: str, node: cst.CSTNode, keyed: Sequence[tuple[object, Value]]
+                   ) -> Value:
+        """A container made at ``node`` holding each value under its constant key or index
+        (None: under none, as a starred item; the container then has no known length)."""
+        box = self.new_box(kind, node)
+        content = EMPTY
+        for key, value in keyed:
+            if key is None:
                 self.program.grow(box)
             else:
-                self.program.write_key(box.site, index, self.box_part(box, value))
-                self.keep_effect(Value.of(box), ("item", index), value)
+                self.program.write_key(box.site, key, self.box_part(box, value))
+                self.keep_effect(Value.of(box), ("item", key), value)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
@@ -406,6 +416,9 @@ class Containers:
         if name == "get" or (name == "pop" and box.kind == "dict"):
             default = args[1] if len(args) > 1 else (
                 Value.of(Const(None)) if name == "get" else EMPTY)
+            known = self.program.known_keys(box) if isinstance(key, str) else None
+            if known is not None and key not in known:
+                return default or Value.of(UNKNOWN)  # a key it never holds: the default
             return self.box_content(box, key).join(default) or Value.of(UNKNOWN)
         if name in ("pop", "popleft"):
             if args or name == "popleft":
@@ -436,27 +449,15 @@ class Containers:
 
     def list_of(self, node: cst.CSTNode, items: Sequence[Value]) -> Value:
         """A list made at ``node`` holding ``items`` in order (its length known)."""
-        box = self.new_box("list", node)
-        content = EMPTY
-        for index, value in enumerate(items):
-            self.program.write_key(box.site, index, self.box_part(box, value))
-            self.keep_effect(Value.of(box), ("item", index), value)
-            content = content.join(value)
-        self.program.write(("b", box.site), self.box_part(box, content))
-        self.keep_effect(Value.of(box), "elem", content)
-        return Value.of(box)
+        return self.filled_box("list", node, list(enumerate(items)))
 
     def fields_dict(self, obj: Value, node: cst.CSTNode) -> Value:
         """``vars(obj)`` of one instance: a dict of its fields under their names."""
         if len(obj) != 1 or not isinstance(next(iter(obj)), Inst):
             return Value.of(UNKNOWN)
         inst = next(iter(obj))
-        box = self.new_box("dict", node)
-        for name in self.program.instance_fields(inst):
-            value = self.attribute(obj, name, node)
-            self.program.write_key(box.site, name, self.box_part(box, value))
-            self.keep_effect(Value.of(box), ("item", name), value)
-        return Value.of(box)
+        return self.filled_box("dict", node, [(name, self.attribute(obj, name, node))
+                                              for name in self.program.instance_fields(inst)])
 
     def constant_key(self, value: Value) -> object:
         """The key ``value`` certainly is (one string), or the few it may be (:class:`Keys`),
