@@ -15,11 +15,11 @@ from dispatch_lint.analyzer.values import (
     UNKNOWN,
     Closure,
     Const,
+    Partial,
     Ref,
+    Str,
     Sym,
     Ten,
-    Partial,
-    Str,
     Tup,
     Value,
     has_tensor,
@@ -28,7 +28,6 @@ from dispatch_lint.analyzer.values import (
     narrow_capture,
     narrow_not_capture,
 )
-
 
 #: Functions that never return normally: code after their call is dead.
 _NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})
