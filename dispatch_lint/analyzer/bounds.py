@@ -11,11 +11,16 @@ __all__ = [
     "MAX_CONTEXTS",
     "MAX_INSTANCE_SITES",
     "MAX_LOOP_ROUNDS",
+    "MAX_NESTED_SIZE",
+    "MAX_NESTING",
     "MAX_PENDING",
+    "MAX_PRECISE_SLOTS",
     "MAX_PROJECTION",
+    "MAX_REWRAPS",
     "MAX_ROUNDS",
     "MAX_SITES_PER_NODE",
     "MAX_TUPLE_DEPTH",
+    "MAX_UNIT_DEPTH",
     "ROUND_BUDGET",
 ]
 
@@ -31,6 +36,28 @@ MAX_PENDING = 64
 #: Tuples nested deeper than this are summarised as unknown.
 MAX_TUPLE_DEPTH = 3
 
+# ------------------------------------------------------------------------ one value
+
+#: Values nest inside closures (their captured values) and tuples (their items). A closure
+#: that re-wraps an attribute (``model.forward = wrap(model.forward)``) captures the previous
+#: closure at every call and fixpoint round, without a limit and sharing its parts, so that
+#: walking it doubles in cost each time. Past this depth the closures and tuples inside
+#: become unknown. Measured (every value in the heap and the summaries, each package
+#: analysed whole): TODO
+MAX_NESTING = 6
+#: Atoms in one value counted through its closures and tuples (the work of substituting or
+#: testing it); past this, the nested closures and tuples become unknown. Measured: TODO
+MAX_NESTED_SIZE = 2048
+#: Closures of one function nested inside each other along one path (a decorator applied
+#: twice nests two); an attribute re-wrapped at every call nests one more each time. Past
+#: this, the inner ones become unknown. Measured: TODO
+MAX_REWRAPS = 2
+
+#: Precise slots (constant keys and indices) of one container; later keys share its one
+#: slot, and reading one gives what that slot holds less capture tensors (so a key past
+#: the bound is never taken for another key's capture tensor). Measured: TODO
+MAX_PRECISE_SLOTS = 4096
+
 # ------------------------------------------------------------------------ whole program
 
 #: Whole-program rounds; values only grow, so this bound is reached only on pathological code.
@@ -43,3 +70,10 @@ MAX_INSTANCE_SITES = 8
 MAX_SITES_PER_NODE = 8
 #: Calling contexts (objects passed as arguments) a function is summarised for.
 MAX_CONTEXTS = 8
+#: A call analyses its callee first (and a module the modules it imports), so the analysis
+#: nests as deep as the chains of calls do. Past this many nested units a callee is treated
+#: as in progress and analysed afterwards by the driver, before the units that waited for it
+#: again, so that the depth of Python's stack (and its recursion limit) never bounds the
+#: length of a chain. Nothing is lost (the units that waited are analysed again); the cost is
+#: those analyses. Measured (deepest nesting while analysing each package whole): TODO
+MAX_UNIT_DEPTH = 64

@@ -41,7 +41,19 @@ from dispatch_lint.catalog import rule
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.rules.base import Rule
 
-__all__ = ["AnalysisResult", "AnalysisSettings", "SinkSpec", "SourceFile", "analyze"]
+__all__ = [
+    "AnalysisResult",
+    "AnalysisSettings",
+    "PRECISION_REDUCED",
+    "SinkSpec",
+    "SourceFile",
+    "analyze",
+    "is_precision_note",
+]
+
+#: How a note saying that the analysis dropped precision at a bound begins (front ends show
+#: these notes only when asked, see :func:`is_precision_note`).
+PRECISION_REDUCED = "precision reduced in"
 
 #: Longer traces keep their first and last steps.
 MAX_TRACE_STEPS = 40
@@ -181,6 +193,10 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
                     failed[finding.event.file] = f"internal error: {type(exc).__name__}: {exc}"
         finally:
             sys.setrecursionlimit(limit)
+        notes.extend(
+            FileError(parsed[file].path, f"{PRECISION_REDUCED} {where}: {'; '.join(why)}")
+            for (file, where), why in program.reduced.items() if file not in failed
+        )
         failed_paths = {parsed[index].path for index in failed}
         errors.extend(FileError(parsed[index].path, message) for index, message in failed.items())
         diagnostics.extend(d for d in found if d.path not in failed_paths)
@@ -189,6 +205,12 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
         errors=tuple(sorted(errors)),
         notes=tuple(sorted(notes)),
     )
+
+
+def is_precision_note(note: FileError) -> bool:
+    """Whether ``note`` says that the analysis of a function dropped precision at a bound
+    (values past a bound became unknown, so a finding there may be missed; none is made up)."""
+    return note.message.startswith(PRECISION_REDUCED + " ")
 
 
 def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError],

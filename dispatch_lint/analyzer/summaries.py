@@ -68,6 +68,8 @@ class Caller(Protocol):
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value: ...
 
+    def limited(self, atom: Closure | Tup) -> object: ...
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -76,7 +78,7 @@ class Summary:
     ret: Value
     events: tuple[Event, ...]
     effects: tuple[tuple[Value, str, Value], ...]
-    #: the summary's key: sites of what it makes belong to it
+    #: what owns the sites of what it makes (the number the program gave its key)
     owner: object = None
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
@@ -129,10 +131,12 @@ class Substitution:
         if isinstance(atom, Sym) and atom.owner == self.info.key:
             return self.symbol(atom, trace)
         if isinstance(atom, Tup):
-            return Value.of(Tup(tuple(self.value(v) for v in atom.items)), trace)
+            return Value.of(self.run.limited(Tup(tuple(self.value(v) for v in atom.items))),
+                            trace)
         if isinstance(atom, Closure) and atom.captured:
             captured = tuple((n, self.value(v)) for n, v in atom.captured)
-            return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
+            return Value.of(self.run.limited(Closure(atom.key, captured, atom.no_capture)),
+                            trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
         if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by:

@@ -219,7 +219,7 @@ class CallModel:
                 key = ast.literal_eval(proj[5:])
                 for atom in new_target:
                     if isinstance(atom, Box):
-                        self.write(("bk", atom.site, key), run.box_part(atom, new_value))
+                        run.write_item(atom, key, new_value)
             else:
                 run.store_item(new_target, None, new_value)
         ret = subst.value(summary.ret)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_TUPLE_DEPTH
+from dispatch_lint.analyzer.bounds import MAX_PRECISE_SLOTS, MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -40,8 +40,7 @@ class Containers:
         for atom in obj:
             if isinstance(atom, Box):
                 self.program.write(("b", atom.site), self.box_part(atom, value))
-                if key is not None:
-                    self.program.write(("bk", atom.site, key), self.box_part(atom, value))
+                if key is not None and self.write_item(atom, key, value):
                     self.keep_effect(Value.of(atom), f"item:{key!r}", value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
@@ -54,6 +53,15 @@ class Containers:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
         the same everywhere this run reads them); other containers get the concrete part."""
         return value if box.site.owner == self.site_owner else self.concrete_part(value)
+
+    def write_item(self, box: Box, key: object, value: Value) -> bool:
+        """Store ``value`` in ``box``'s precise slot for the constant ``key``; False (said)
+        when the container has MAX_PRECISE_SLOTS already: its shared slot alone holds it."""
+        if self.program.write_item(box.site, key, self.box_part(box, value)):
+            return True
+        self.reduced(f"a container with more than {MAX_PRECISE_SLOTS} constant keys or "
+                     "indices: the later ones are not told apart")
+        return False
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
         return Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
@@ -123,8 +131,7 @@ class Containers:
                 node.elements[index], cst.StarredElement)
             if starred:
                 value = self.elements(value)
-            else:
-                self.program.write(("bk", box.site, index), self.box_part(box, value))
+            elif self.write_item(box, index, value):
                 self.keep_effect(Value.of(box), f"item:{index!r}", value)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
@@ -141,10 +148,10 @@ class Containers:
                 if isinstance(element.key, cst.SimpleString):
                     try:
                         key = element.key.evaluated_value
-                        self.program.write(("bk", box.site, key), self.box_part(box, value))
-                        self.keep_effect(Value.of(box), f"item:{key!r}", value)
                     except Exception:  # noqa: BLE001
-                        pass
+                        key = None
+                    if key is not None and self.write_item(box, key, value):
+                        self.keep_effect(Value.of(box), f"item:{key!r}", value)
             else:
                 value = self.elements(self.eval(element.value, state))
             content = content.join(value)

@@ -31,13 +31,26 @@ from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
-from dispatch_lint.analyzer.values import EMPTY, Closure, Const, Ref, Step, Sym, Tup, Value
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    Closure,
+    Const,
+    Ref,
+    Step,
+    Sym,
+    Tup,
+    Value,
+    limit_nesting,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.program import Program
 
 
 _CONSTANTS = {"True": True, "False": False, "None": None}
+
+#: what a note says when a value was cut at the nesting bounds
+NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
 
 
 class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Instances, Calls,
@@ -136,6 +149,34 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
             for key in [k for k in state.env if k.startswith(prefix)]:
                 del state.env[key]  # `x = ...` forgets what `x.attr = ...` stored
         state.env[name] = value
+
+    def reduced(self, why: str) -> None:
+        """Say that this run dropped precision at a bound (``why``: which, in a few words)."""
+        self.program.note_reduced(self.file, self.func, why)
+
+    def limited(self, atom: Closure | Tup) -> object:
+        """``atom`` within the nesting bounds (:func:`~dispatch_lint.analyzer.values.
+        limit_nesting`); limiting it is said."""
+        limited = limit_nesting(atom)
+        if limited is not atom:
+            self.reduced(NESTING_REDUCED)
+        return limited
+
+    def set_names(self, values: dict[str, Value], state: State) -> None:
+        """Bind many names at once (a star import) as :meth:`set_name` binds each: what
+        ``x.attr = ...`` stored is forgotten for every rebound ``x`` in one pass over the
+        locals, not one per name (a module star-importing thousands of names rebinds them
+        all)."""
+        locals_ = {name: value for name, value in values.items()
+                   if self.is_module or name not in self.declared_global}
+        for name, value in values.items():
+            if self.is_module or name in self.declared_global:
+                self.program.write(("g", self.file, name), value)
+        rebound = {name for name in locals_ if state.env.get(name) is not None}
+        if rebound:
+            for key in [k for k in state.env if "." in k and k.split(".", 1)[0] in rebound]:
+                del state.env[key]
+        state.env.update(locals_)
 
     def concrete_part(self, value: Value) -> Value:
         """The atoms of ``value`` that mean the same in every calling context."""
