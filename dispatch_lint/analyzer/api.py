@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dispatch_lint.analyzer.config import Config, config_for_paths, selected_rules
+from dispatch_lint.analyzer.config import Config, config_for_paths
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, Report
 from dispatch_lint.analyzer.discovery import discover
 from dispatch_lint.analyzer.parallel import (
@@ -319,8 +319,6 @@ def _rules_for(config: Config) -> Callable[[str], frozenset[str]]:
         ]
         if not ignored:
             return base
-        return selected_rules(
-            config.select + config.extend_select, config.ignore + tuple(ignored)
-        )
+        return config.enabled_rules(ignored)
 
     return enabled

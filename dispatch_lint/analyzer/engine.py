@@ -26,6 +26,7 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
+from dispatch_lint.analyzer.fixes import plan_fix
 from dispatch_lint.analyzer.parse import (
     ParseFailure,
     nodes_unvalidated,
@@ -384,14 +385,15 @@ class Reporter:
             steps = steps[:MAX_TRACE_STEPS // 4] + steps[-(MAX_TRACE_STEPS * 3 // 4):]
         trace = tuple(self.trace_step(s) for s in steps)
         origin = self.origin(trace, event.file)
-        message = f"{spec.message}: {hit.what.replace(SINK_TEXT, self.message(event.sink))}"
-        if origin:
-            message += f"; {origin}"
-        message += f". Fix: {spec.fix} ({spec.id} {spec.name})."
+        headline = f"{spec.message}: {hit.what.replace(SINK_TEXT, self.message(event.sink))}"
+        advice = hit.help or spec.fix
+        message = f"{headline}; {origin}" if origin else headline
+        message += f". Fix: {advice} ({spec.id} {spec.name})."
         return Diagnostic(
             path=self.files[event.file].path, line=line, column=column, rule=spec.id,
             name=spec.name, severity=spec.severity, message=message, end_line=end_line,
-            end_column=end_column, trace=trace,
+            end_column=end_column, trace=trace, headline=headline, help=advice,
+            fix=plan_fix(self, finding),
         )
 
     def origin(self, trace: Sequence[TraceStep], file: int) -> str:

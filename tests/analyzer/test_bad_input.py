@@ -34,8 +34,10 @@ def cpython_reason(source: bytes) -> str | None:
 
 
 def lint(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """The CLI on ``folder``, one line a finding (``--output-format concise``)."""
     result = subprocess.run(
-        [sys.executable, "-m", "dispatch_lint.analyzer.cli", *argv],
+        [sys.executable, "-m", "dispatch_lint.analyzer.cli", "--output-format", "concise",
+         *argv],
         cwd=folder,
         capture_output=True,
         check=False,
@@ -236,7 +238,7 @@ def test_unreadable_file(
 
     monkeypatch.setattr(api, "_read", read)
     monkeypatch.chdir(folder)
-    code = cli.main(["."])
+    code = cli.main(["--output-format", "concise", "."])
     out, err = capsys.readouterr()
     assert code == 2
     assert err == "secret.py: error: cannot read: Permission denied\n"

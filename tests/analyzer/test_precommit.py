@@ -124,9 +124,10 @@ def test_hook_fails_on_misuse(try_repo) -> None:  # type: ignore[no-untyped-def]
     assert result.returncode == 1, result.stdout + result.stderr
     assert "dispatch-lint" in result.stdout and "Failed" in result.stdout
     assert (
-        "misuse.py:5:5: DL001 Capture tensors do not support autodiff" in result.stdout
+        "DL001 Capture tensors do not support autodiff: `.backward()` is called on a value "
+        "that may be a capture tensor\n --> misuse.py:5:5\n" in result.stdout
     )
-    assert "broken.py:1:7: DL000 Syntax error: invalid syntax" in result.stdout
+    assert "DL000 Syntax error: invalid syntax\n --> broken.py:1:7\n" in result.stdout
     assert "clean.py:" not in result.stdout
 
 
