@@ -116,8 +116,15 @@ class Substitution:
         self.per_call_boxes = summary.boxes_made_by(summary.owner)
         #: atoms that came from the caller's arguments: findings must involve one of them
         self.fresh: set[object] = set()
+        #: each value substituted so far, by identity (kept alive with its result)
+        self.done: dict[int, tuple[Value, Value]] = {}
 
     def value(self, value: Value) -> Value:
+        # One value is often shared: a store into every object a parameter may be leaves
+        # one effect per object, all with the same value; closures share captured values.
+        done = self.done.get(id(value))
+        if done is not None and done[0] is value:
+            return done[1]
         out: dict[object, Trace | None] = {}
         for atom, trace in value.items():
             for new_atom, new_trace in self.atom(atom, trace).items():
@@ -125,7 +132,9 @@ class Substitution:
                 if new_atom not in out or (old is not None and new_trace is not None
                                            and new_trace.length < old.length):
                     out[new_atom] = new_trace
-        return Value(out)
+        result = Value(out)
+        self.done[id(value)] = (value, result)
+        return result
 
     def atom(self, atom: object, trace: Trace | None) -> Value:
         if isinstance(atom, Sym) and atom.owner == self.info.key:

@@ -199,6 +199,11 @@ class Closure:
         """For each function, how many of its closures nest here along one path at most."""
         return _closures_in(self, (value for _, value in self.captured))
 
+    @cached_property
+    def parameters_of(self) -> frozenset[object]:
+        """The functions whose symbolic parameters appear inside (see :class:`Sym`)."""
+        return _parameters_in(value for _, value in self.captured)
+
 
 @dataclass(frozen=True)
 class Tup:
@@ -215,6 +220,11 @@ class Tup:
     def closures(self) -> dict[object, int]:
         """For each function, how many of its closures nest here along one path at most."""
         return _closures_in(self, self.items)
+
+    @cached_property
+    def parameters_of(self) -> frozenset[object]:
+        """The functions whose symbolic parameters appear inside (see :class:`Sym`)."""
+        return _parameters_in(self.items)
 
 
 @dataclass(frozen=True)
@@ -454,6 +464,20 @@ def _closures_in(atom: Closure | Tup, parts: Iterable[Value]) -> dict[object, in
     if isinstance(atom, Closure) and atom.captured:
         out[atom.key] = out.get(atom.key, 0) + 1
     return out
+
+
+_NONE: frozenset[object] = frozenset()
+
+
+def _parameters_in(parts: Iterable[Value]) -> frozenset[object]:
+    owners: set[object] = set()
+    for value in parts:
+        for atom in value:
+            if isinstance(atom, Sym):
+                owners.add(atom.owner)
+            elif isinstance(atom, (Closure, Tup)):
+                owners.update(atom.parameters_of)
+    return frozenset(owners) if owners else _NONE
 
 
 def limit_nesting(atom: Closure | Tup) -> Closure | Tup | Unknown:

@@ -185,10 +185,8 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
     def is_symbolic(self, atom: object) -> bool:
         if isinstance(atom, Sym):
             return atom.owner == self.owner
-        if isinstance(atom, Tup):
-            return any(self.is_symbolic(a) for v in atom.items for a in v)
-        if isinstance(atom, Closure):
-            return any(self.is_symbolic(a) for _, v in atom.captured for a in v)
+        if isinstance(atom, (Tup, Closure)):
+            return self.owner in atom.parameters_of
         return False
 
     def keep_effect(self, target: Value, proj: str, value: Value) -> None:
