@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_CONTEXTS",
+    "MAX_DEEP_ROUNDS",
     "MAX_INSTANCE_SITES",
     "MAX_LOOP_ROUNDS",
     "MAX_NESTED_SIZE",
@@ -21,11 +22,16 @@ __all__ = [
     "MAX_SITES_PER_NODE",
     "MAX_TUPLE_DEPTH",
     "MAX_UNIT_DEPTH",
+    "MAX_UNIT_WORK",
     "ROUND_BUDGET",
 ]
 
 # ------------------------------------------------------------------- inside one function
 
+#: The work of one analysis of one function in one calling context (statements run, calls
+#: applied, the events and effects and atoms their summaries instantiate); past it, the
+#: calls the function makes are unknown. Measured: TODO
+MAX_UNIT_WORK = 20_000
 #: Loops are iterated at most this often; the lattice is small, so this is rarely reached.
 MAX_LOOP_ROUNDS = 6
 #: Symbolic projections longer than this become unknown (keeps summaries finite).
@@ -64,6 +70,10 @@ MAX_PRECISE_SLOTS = 4096
 MAX_ROUNDS = 8
 #: Unit analyses per function allowed over all rounds before the fixpoint is cut short.
 ROUND_BUDGET = 4
+#: Whole-program rounds once chains past MAX_UNIT_DEPTH were settled: what flows back along
+#: such a chain, against the order rounds visit units in, moves on a stretch per round.
+#: ROUND_BUDGET still bounds the analyses. Measured: TODO
+MAX_DEEP_ROUNDS = 32
 #: Instances of one class told apart by where they are made, up to this many sites.
 MAX_INSTANCE_SITES = 8
 #: Contexts in which one node's capture devices and containers are told apart.
@@ -76,4 +86,4 @@ MAX_CONTEXTS = 8
 #: again, so that the depth of Python's stack (and its recursion limit) never bounds the
 #: length of a chain. Nothing is lost (the units that waited are analysed again); the cost is
 #: those analyses. Measured (deepest nesting while analysing each package whole): TODO
-MAX_UNIT_DEPTH = 64
+MAX_UNIT_DEPTH = 200

@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dispatch_lint.analyzer import model
-from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
+from dispatch_lint.analyzer.diagnostics import (
+    PRECISION_REDUCED,
+    Diagnostic,
+    FileError,
+    TraceStep,
+)
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
 from dispatch_lint.analyzer.fixes import plan_fix
 from dispatch_lint.analyzer.parse import (
@@ -42,19 +47,7 @@ from dispatch_lint.catalog import rule
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.rules.base import Rule
 
-__all__ = [
-    "AnalysisResult",
-    "AnalysisSettings",
-    "PRECISION_REDUCED",
-    "SinkSpec",
-    "SourceFile",
-    "analyze",
-    "is_precision_note",
-]
-
-#: How a note saying that the analysis dropped precision at a bound begins (front ends show
-#: these notes only when asked, see :func:`is_precision_note`).
-PRECISION_REDUCED = "precision reduced in"
+__all__ = ["AnalysisResult", "AnalysisSettings", "SinkSpec", "SourceFile", "analyze"]
 
 #: Longer traces keep their first and last steps.
 MAX_TRACE_STEPS = 40
@@ -96,8 +89,12 @@ class AnalysisSettings:
 class AnalysisResult:
     diagnostics: tuple[Diagnostic, ...]
     errors: tuple[FileError, ...] = ()
-    #: Per-file remarks that are neither findings nor errors (e.g. valid syntax libcst lacks).
+    #: Per-file remarks that are neither findings nor errors (e.g. valid syntax libcst lacks,
+    #: or where the analysis dropped precision at a bound: see ``is_precision_note``).
     notes: tuple[FileError, ...] = field(default=())
+    #: The steps of work the analysis took (statements run, calls applied, what their
+    #: summaries instantiated): deterministic, for budgets in tests and fuzzing.
+    work: int = field(default=0, compare=False)
 
 
 def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = None,
@@ -205,13 +202,8 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
         diagnostics=tuple(sorted(set(diagnostics))),
         errors=tuple(sorted(errors)),
         notes=tuple(sorted(notes)),
+        work=program.work if parsed else 0,
     )
-
-
-def is_precision_note(note: FileError) -> bool:
-    """Whether ``note`` says that the analysis of a function dropped precision at a bound
-    (values past a bound became unknown, so a finding there may be missed; none is made up)."""
-    return note.message.startswith(PRECISION_REDUCED + " ")
 
 
 def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError],

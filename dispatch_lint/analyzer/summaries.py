@@ -54,6 +54,7 @@ class Caller(Protocol):
     file: int
     anchor: cst.CSTNode | None
     site_owner: object
+    work: int
 
     def attribute(self, obj: Value, name: str, node: cst.CSTNode) -> Value: ...
 
@@ -137,6 +138,7 @@ class Substitution:
         return result
 
     def atom(self, atom: object, trace: Trace | None) -> Value:
+        self.run.work += 1
         if isinstance(atom, Sym) and atom.owner == self.info.key:
             return self.symbol(atom, trace)
         if isinstance(atom, Tup):

@@ -21,6 +21,7 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.bounds import (
     MAX_PRECISE_SLOTS,
+    MAX_DEEP_ROUNDS,
     MAX_ROUNDS,
     MAX_SITES_PER_NODE,
     MAX_UNIT_DEPTH,
@@ -83,6 +84,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         # read and what it found; a later round redoes it only when something it read changed.
         self.clock = 0
         self.analyses = 0
+        #: the work of every unit analysis so far (see FunctionRun.work)
+        self.work = 0
         self.changed_at: dict[object, int] = {}
         self.units: dict[object, Unit] = {}
         self.unit_stack: list[Unit] = []
@@ -90,7 +93,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.unit_keys: list[object] = []
         #: units asked for deeper than MAX_UNIT_DEPTH, each with the keys of the units that
         #: were waiting for it: the driver analyses them afterwards (see :meth:`settle`)
-        self.deferred: list[tuple[object, tuple[object, ...]]] = []
+        self.deferred: list[tuple[list[object], tuple[object, ...]]] = []
+        #: how often the driver settled deferred units so far
+        self.settled = 0
         #: a small number for each summary's key: what the summary makes is made at sites
         #: owned by it, and sites compare often; the key itself holds values and receivers
         #: (whose sites hold keys in turn), as deep as the calls that made them
@@ -107,8 +112,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.reduced: dict[tuple[int, str], dict[str, None]] = {}
 
     def run(self) -> None:
-        """Analyse every module and function to the fixpoint."""
-        for _ in range(MAX_ROUNDS):
+        """Analyse every module and function to the fixpoint, or until the bounds on rounds
+        and on unit analyses; the units whose reads changed after their last analysis then
+        are said to have dropped precision."""
+        for rounds in range(MAX_DEEP_ROUNDS):
+            if rounds >= MAX_ROUNDS and not self.settled:
+                break
             self.changed = False
             self.done = set()
             self.modules_done = set()
@@ -119,27 +128,43 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                 self.summary(self.funcs[key], None)
                 self.settle()
             if not self.changed:
-                break
+                return
             if self.analyses > ROUND_BUDGET * (len(self.funcs) + len(self.files)) + 500:
                 break  # pathological code: keep the last round's results
+        self.note_unsettled()
+
+    def note_unsettled(self) -> None:
+        """Say where the fixpoint was cut short: each unit that read what changed after."""
+        why = ("the fixpoint was cut short (its bounds on rounds and analyses): what it "
+               "read changed after its last analysis")
+        for key in self.units:
+            if not self.outdated(key):
+                continue
+            if isinstance(key, tuple) and key[0] == "module":
+                self.note_reduced(key[1], None, why)
+            elif key in self.summary_args:
+                info = self.summary_args[key][0]
+                self.note_reduced(info.file, info, why)
 
     def settle(self) -> None:
         """Analyse the units deferred at the depth bound, each before the units that waited
         for it (innermost first), as the recursion it replaces would have: a chain of calls
         (or imports) of any length is analysed in one round, a stretch of MAX_UNIT_DEPTH
         units at a time, without Python's stack growing with it."""
-        pending: list[tuple[object, tuple[object, ...], bool]] = []
+        pending: list[tuple[list[object], tuple[object, ...], bool]] = []
+        if self.deferred:
+            self.settled += 1
         while self.deferred or pending:
-            pending.extend((key, waiting, False) for key, waiting in reversed(self.deferred))
+            pending.extend((keys, waiting, False) for keys, waiting in reversed(self.deferred))
             self.deferred.clear()
-            key, waiting, started = pending.pop()
+            keys, waiting, started = pending.pop()
             if not started:
-                pending.append((key, waiting, True))
-                self.redo(key)
+                pending.append((keys, waiting, True))
+                for key in keys:
+                    self.redo(key)
                 continue
             for waiter in reversed(waiting):
-                self.units.pop(waiter, None)  # analysed against an unfinished unit: again
-                self.redo(waiter)
+                self.redo(waiter)  # again if what it read of the deferred units changed
 
     def redo(self, key: object) -> None:
         """Analyse the unit ``key`` again in this round if it is outdated."""
@@ -156,9 +181,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         none, is used) and analysed once the units above it are done."""
         if len(self.unit_stack) < MAX_UNIT_DEPTH:
             return False
-        last = self.deferred[-1] if self.deferred else None
-        if last is None or last[0] != key or last[1][-1] != self.unit_keys[-1]:
-            self.deferred.append((key, tuple(self.unit_keys)))
+        waiting = tuple(self.unit_keys)
+        if self.deferred and self.deferred[-1][1] == waiting:
+            if key not in self.deferred[-1][0]:
+                self.deferred[-1][0].append(key)
+        else:
+            self.deferred.append(([key], waiting))
         return True
 
     def analyze_module(self, file: int) -> None:
@@ -180,6 +208,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
             self.errors[file] = f"internal error: {type(exc).__name__}: {exc}"
         finally:
+            self.work += run.work
             self.end_unit()
 
     def begin_unit(self, key: object) -> None:
@@ -240,6 +269,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
             self.note_change(key)
             if old is None and key[0] == "g":
                 self.globals_of.setdefault(key[1], []).append(key[2])
+                self.note_change(("names", key[1]))  # what a star import of it copies
         self.heap[key] = new
 
     def read(self, key: tuple[object, ...]) -> Value | None:
@@ -310,6 +340,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         if file is None:
             return {}
         self.analyze_module(file)
+        # A name the module defines later (it is still being analysed, or waits at the depth
+        # bound) makes the importer outdated as a changed one does.
+        self.note_read(("names", file))
         names = {}
         for name in self.globals_of.get(file, ()):
             if not name.startswith("_"):
@@ -405,6 +438,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         ret = run.returns
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
+        self.work += run.work
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), owner)
 
     def judge(self, event: Event, fresh: set[object] | None) -> None:

@@ -96,6 +96,9 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         self.pending: dict[tuple[object, ...], Event] = {}
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
         self.effects: dict[tuple[object, ...], tuple[Value, str, Value]] = {}
+        #: the work of this run so far: statements run, calls applied, the events and
+        #: effects and atoms they instantiated (bounded by MAX_UNIT_WORK)
+        self.work = 0
 
     def step(self, node: cst.CSTNode, message: str) -> Step:
         return Step(self.file, node, message, self.anchor)
@@ -167,6 +170,7 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         ``x.attr = ...`` stored is forgotten for every rebound ``x`` in one pass over the
         locals, not one per name (a module star-importing thousands of names rebinds them
         all)."""
+        self.work += len(values)
         locals_ = {name: value for name, value in values.items()
                    if self.is_module or name not in self.declared_global}
         for name, value in values.items():

@@ -52,6 +52,7 @@ class Statements:
             if state is None:
                 return None  # dead code: statements after return/raise/break/continue
             self.anchor = stmt
+            self.work += 1
             state = self.run_statement(stmt, state)
         return state
 
