@@ -187,6 +187,7 @@ class Substitution:
         for proj in atom.proj:
             if isinstance(proj, tuple) and proj[0] == "with":
                 partner = self.symbol(proj[1], None)
+                run.work += len(value) * len(partner)
                 value = join_all(
                     run.combine(a, a_trace, b, b_trace)
                     for a, a_trace in value.items() for b, b_trace in partner.items()
@@ -210,11 +211,11 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return run.item(value, proj[1], node)
     if isinstance(proj, tuple):  # ("mix", device): an operation with a tensor on that device
         partner = Value.of(Ten(proj[1]))
-        out = EMPTY
-        for atom, trace in value.items():
-            for p_atom, p_trace in partner.items():
-                out = out.join(run.combine(atom, trace, p_atom, p_trace) if isinstance(
-                    atom, (Ten, Sym)) else Value.of(p_atom, trace))
+        out = join_all(
+            run.combine(atom, trace, p_atom, p_trace) if isinstance(atom, (Ten, Sym))
+            else Value.of(p_atom, trace)
+            for atom, trace in value.items() for p_atom, p_trace in partner.items()
+        )
         return out or Value.of(UNKNOWN)
     if proj == "device":
         return run.attribute(value, "device", node)

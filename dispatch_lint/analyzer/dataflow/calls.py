@@ -139,9 +139,8 @@ class Calls:
 
     def call_value(self, callee: Value, args: tuple[Value, ...], kwargs: dict[str, Value],
                    node: cst.Call) -> Value:
-        out = EMPTY
-        for atom, trace in callee.items():
-            out = out.join(self.call_atom(atom, trace, args, kwargs, node))
+        out = join_all(self.call_atom(atom, trace, args, kwargs, node)
+                       for atom, trace in callee.items())
         return out or Value.of(UNKNOWN)
 
     def call_atom(self, atom: object, trace: Trace | None, args: tuple[Value, ...],

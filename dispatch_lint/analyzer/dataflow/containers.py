@@ -88,24 +88,25 @@ class Containers:
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
         """``obj[key]`` (``key`` None when not a constant)."""
-        out = EMPTY
-        for atom, trace in obj.items():
-            if isinstance(atom, Ten):
-                out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Tup):
-                if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
-                    out = out.join(atom.items[key])
-                else:
-                    out = out.join(join_all(atom.items))
-            elif isinstance(atom, Box):
-                out = out.join(self.program.box_item(atom, key))
-            elif isinstance(atom, Sym):
-                proj = "elem" if key is None else ("item", key)
-                out = out.join(self.project_sym(atom, trace, proj))
-            elif isinstance(atom, Inst):
-                out = out.join(self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {},
-                                                node, Value.of(atom, trace)))
-        return out or Value.of(UNKNOWN)
+        return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
+                        ) or Value.of(UNKNOWN)
+
+    def item_of(self, atom: object, trace: Trace | None, key: object,
+                node: cst.CSTNode | None) -> Value:
+        if isinstance(atom, Ten):
+            return Value.of(atom, trace)
+        if isinstance(atom, Tup):
+            if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
+                return atom.items[key]
+            return join_all(atom.items)
+        if isinstance(atom, Box):
+            return self.program.box_item(atom, key)
+        if isinstance(atom, Sym):
+            return self.project_sym(atom, trace, "elem" if key is None else ("item", key))
+        if isinstance(atom, Inst):
+            return self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {}, node,
+                                    Value.of(atom, trace))
+        return EMPTY
 
     def expr_Tuple(self, node: cst.Tuple, state: State) -> Value:
         if any(isinstance(e, cst.StarredElement) for e in node.elements):
@@ -224,22 +225,21 @@ class Containers:
 
     def elements(self, value: Value) -> Value:
         """What iterating over ``value`` gives."""
-        out = EMPTY
-        for atom, trace in value.items():
-            if isinstance(atom, Ten):
-                out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Tup):
-                out = out.join(join_all(atom.items))
-            elif isinstance(atom, Box):
-                out = out.join(self.program.box_item(atom, None))
-            elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "elem"))
-            elif isinstance(atom, Inst):
-                out = out.join(self.call_method(atom, "__iter__", (), {}, None,
-                                                Value.of(atom, trace)))
-            else:
-                out = out.join(Value.of(UNKNOWN))
-        return out or Value.of(UNKNOWN)
+        return join_all(self.elements_of(atom, trace) for atom, trace in value.items()
+                        ) or Value.of(UNKNOWN)
+
+    def elements_of(self, atom: object, trace: Trace | None) -> Value:
+        if isinstance(atom, Ten):
+            return Value.of(atom, trace)
+        if isinstance(atom, Tup):
+            return join_all(atom.items)
+        if isinstance(atom, Box):
+            return self.program.box_item(atom, None)
+        if isinstance(atom, Sym):
+            return self.project_sym(atom, trace, "elem")
+        if isinstance(atom, Inst):
+            return self.call_method(atom, "__iter__", (), {}, None, Value.of(atom, trace))
+        return Value.of(UNKNOWN)
 
 
 def tuple_depth(items: tuple[Value, ...]) -> int:
