@@ -420,8 +420,12 @@ EMPTY = Value()
 MAX_ATOMS = 48
 
 
+#: The atoms a widened value keeps (beside UNKNOWN).
+_KEPT = (Dev, Ten, Sym)
+
+
 def _widen(atoms: dict[Any, Trace | None]) -> dict[Any, Trace | None]:
-    kept = {a: t for a, t in atoms.items() if isinstance(a, (Dev, Ten, Sym))}
+    kept = {a: t for a, t in atoms.items() if isinstance(a, _KEPT)}
     kept[UNKNOWN] = None
     return kept
 
@@ -531,6 +535,7 @@ def join_all(values: Iterable[Value]) -> Value:
     small values joined one by one cost the square of their atoms)."""
     first: Value | None = None
     merged: dict[Any, Trace | None] | None = None
+    saturated = False
     for value in values:
         atoms = value._atoms
         if not atoms:
@@ -544,10 +549,19 @@ def join_all(values: Iterable[Value]) -> Value:
             merged = dict(first._atoms)
         elif atoms.keys() <= merged.keys():
             continue
+        if saturated:
+            # Widened with more than MAX_ATOMS atoms it keeps: whatever else a join adds,
+            # the next widening drops again, so only those atoms are added (and widening
+            # again at every step made a long join quadratic).
+            for atom, trace in atoms.items():
+                if isinstance(atom, _KEPT):
+                    merged[atom] = _shorter(merged.get(atom), trace) if atom in merged else trace
+            continue
         for atom, trace in atoms.items():
             merged[atom] = _shorter(merged.get(atom), trace) if atom in merged else trace
         if len(merged) > MAX_ATOMS:
             merged = _widen(merged)
+            saturated = len(merged) > MAX_ATOMS
     if merged is not None:
         return Value(merged)
     return first if first is not None else EMPTY

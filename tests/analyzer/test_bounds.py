@@ -188,3 +188,28 @@ def test_precision_dropped_is_one_line_and_named_per_function_with_verbose(
     assert plain.stdout == verbose.stdout and plain.returncode == verbose.returncode == 1
     as_json = run_cli("model.py", "--no-cache", "--format", "json", cwd=tmp_path)
     assert [d["rule"] for d in json.loads(as_json.stdout)["diagnostics"]] == ["DL001"]
+
+
+def weights_literal(entries: int) -> tuple[AnalysisResult, int]:
+    """A dict literal of ``entries`` real tensors, one key then rebound to a capture tensor
+    and read, and the line of that read."""
+    body = "".join(f'    "k{i}": dispatch.zeros((2,)),\n' for i in range(entries))
+    source = (
+        RUNTIME + "cap = dispatch.Capture()\n" f"weights = {{\n{body}}}\n"
+        'weights["k3"] = dispatch.placeholder((2,), device=cap)\n'
+        'print(weights["k3"].tolist())\n'
+    )
+    result = analyze([SourceFile("weights.py", source.encode())])
+    return result, len(source.splitlines())
+
+
+def test_a_huge_literal_is_answered_with_its_finding_past_the_precise_slots_bound() -> None:
+    # Past MAX_PRECISE_SLOTS (4,096) keys: the issue's 50,000-entry dict took 824 MB.
+    (small, _), (large, line) = weights_literal(500), weights_literal(5_000)
+    assert large.errors == ()
+    assert findings(large) == [("weights.py", line, "DL003")]
+    # The literal's entries are one statement: ten times them is not ten times the work.
+    assert large.work <= 2 * small.work
+    reduced = [n for n in large.notes if is_precision_note(n)]
+    assert len(reduced) == 1 and "constant keys or indices" in reduced[0].message
+    assert not [n for n in small.notes if is_precision_note(n)]
