@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_CONTEXTS
+from dispatch_lint.analyzer.bounds import MAX_CONTEXTS, MAX_UNIT_WORK
 from dispatch_lint.analyzer.dataflow.conditions import is_something
 from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
 from dispatch_lint.analyzer.dataflow.state import State
@@ -51,6 +51,11 @@ from dispatch_lint.analyzer.values import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
+
+
+#: what a note says when a run stopped following calls at MAX_UNIT_WORK
+WORK_REDUCED = (f"more than {MAX_UNIT_WORK} steps of work in one analysis: the calls after "
+                "them became unknown")
 
 
 class Calls:
@@ -150,14 +155,15 @@ class Calls:
 
     def call_value(self, callee: Value, args: tuple[Value, ...], kwargs: dict[str, Value],
                    node: cst.Call) -> Value:
-        out = EMPTY
+        results = []
         diverged, raising = self.diverged, bool(callee)
         for atom, trace in callee.items():
             self.diverged = False
-            out = out.join(self.call_atom(atom, trace, args, kwargs, node))
+            results.append(self.call_atom(atom, trace, args, kwargs, node))
             raising = raising and self.diverged
         # the path ends after the call when every function it may call always raises
         self.diverged = diverged or raising
+        out = join_all(results)
         return out or Value.of(UNKNOWN)
 
     def call_atom(self, atom: object, trace: Trace | None, args: tuple[Value, ...],
@@ -216,7 +222,11 @@ class CallModel:
               args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
               closure: Closure | None = None) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
-        with the arguments; its pending events are judged here, its effects replayed."""
+        with the arguments; its pending events are judged here, its effects replayed.
+        Past MAX_UNIT_WORK in one run, a call is unknown (and said to be)."""
+        if run.work > MAX_UNIT_WORK:
+            run.reduced(WORK_REDUCED)
+            return Value.of(UNKNOWN)
         self_cls: Inst | Cls | None = None
         if info.cls is not None and receiver is None and args and info.kind in _BOUND_KINDS:
             receiver, args = args[0], args[1:]  # `Class.method(obj, ...)`, `fn(self, ...)`
@@ -254,7 +264,8 @@ class CallModel:
             summary = self.summary(info, closure, self_cls, context, view)
         run.slot_reads |= summary.reads
         if self.unit_stack:
-            self.unit_stack[-1].calls.add(summary.owner)  # see Program.findings
+            self.unit_stack[-1].calls.add(summary.key)  # see Program.findings
+        run.work += 1 + len(summary.events) + len(summary.effects)
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_TUPLE_DEPTH
+from dispatch_lint.analyzer.bounds import MAX_PRECISE_SLOTS, MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.facts import ParamInfo
 from dispatch_lint.analyzer.values import (
@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Value,
     join_all,
+    narrow_not_capture,
 )
 
 #: Keys a subscript may be told apart by (more become "any key").
@@ -76,8 +77,7 @@ class Containers:
                     self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Box):
                 self.program.write(("b", atom.site), self.box_part(atom, value))
-                if key is not None:
-                    self.program.write_key(atom.site, key, self.box_part(atom, value))
+                if key is not None and self.write_item(atom, key, value):
                     self.keep_effect(Value.of(atom), ("item", key), value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
@@ -103,6 +103,10 @@ class Containers:
         if content is None:
             content = self.slot_value(("b", box), program.read(("b", box.site)),
                                       record=foreign) or EMPTY
+            if key is not None and program.past_precise_slots(box.site):
+                # a key past the bound: what the shared slot holds, but never a capture
+                # tensor that another key may hold (unknown, not capture)
+                content = narrow_not_capture(content)
         if foreign and program.is_stored(box):
             content = content.filter(lambda a: not (isinstance(a, Sym) and a.owner != self.owner))
         entered = self.via_boxes.get(box)
@@ -117,6 +121,16 @@ class Containers:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
         the same everywhere this run reads them); other containers get the concrete part."""
         return value if box.site.owner == self.site_owner else self.concrete_part(value)
+
+    def write_item(self, box: Box, key: object, value: Value) -> bool:
+        """Store ``value`` in ``box``'s precise slot for the constant ``key``; False (said)
+        when the container has MAX_PRECISE_SLOTS already: its shared slot alone holds it."""
+        if self.program.write_key(box.site, key, self.box_part(box, value)):
+            return True
+        self.program.grow(box)  # which keys it holds is not known any more
+        self.reduced(f"a container with more than {MAX_PRECISE_SLOTS} constant keys or "
+                     "indices: the later ones are not told apart")
+        return False
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
         return Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
@@ -141,24 +155,25 @@ class Containers:
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
         """``obj[key]`` (``key`` None when not a constant)."""
-        out = EMPTY
-        for atom, trace in obj.items():
-            if isinstance(atom, Ten):
-                out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Tup):
-                if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
-                    out = out.join(atom.items[key])
-                else:
-                    out = out.join(join_all(atom.items))
-            elif isinstance(atom, Box):
-                out = out.join(self.box_content(atom, key))
-            elif isinstance(atom, Sym):
-                proj = "elem" if key is None else ("item", key)
-                out = out.join(self.project_sym(atom, trace, proj))
-            elif isinstance(atom, Inst):
-                out = out.join(self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {},
-                                                node, Value.of(atom, trace)))
-        return out or Value.of(UNKNOWN)
+        return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
+                        ) or Value.of(UNKNOWN)
+
+    def item_of(self, atom: object, trace: Trace | None, key: object,
+                node: cst.CSTNode | None) -> Value:
+        if isinstance(atom, Ten):
+            return Value.of(atom, trace)
+        if isinstance(atom, Tup):
+            if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
+                return atom.items[key]
+            return join_all(atom.items)
+        if isinstance(atom, Box):
+            return self.box_content(atom, key)
+        if isinstance(atom, Sym):
+            return self.project_sym(atom, trace, "elem" if key is None else ("item", key))
+        if isinstance(atom, Inst):
+            return self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {}, node,
+                                    Value.of(atom, trace))
+        return EMPTY
 
     def expr_Tuple(self, node: cst.Tuple, state: State) -> Value:
         if any(isinstance(e, cst.StarredElement) for e in node.elements):
@@ -195,8 +210,7 @@ class Containers:
         for key, value in keyed:
             if key is None:
                 self.program.grow(box)
-            else:
-                self.program.write_key(box.site, key, self.box_part(box, value))
+            elif self.write_item(box, key, value):
                 self.keep_effect(Value.of(box), ("item", key), value)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
@@ -213,8 +227,8 @@ class Containers:
                 key = element.key.evaluated_value if isinstance(
                     element.key, cst.SimpleString) else None
                 if isinstance(key, str):
-                    self.program.write_key(box.site, key, self.box_part(box, value))
-                    self.keep_effect(Value.of(box), ("item", key), value)
+                    if self.write_item(box, key, value):
+                        self.keep_effect(Value.of(box), ("item", key), value)
                 else:
                     self.program.grow(box)
             else:
@@ -489,24 +503,23 @@ class Containers:
 
     def elements(self, value: Value) -> Value:
         """What iterating over ``value`` gives."""
-        out = EMPTY
-        for atom, trace in value.items():
-            if isinstance(atom, Ten):
-                out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Tup):
-                out = out.join(join_all(atom.items))
-            elif isinstance(atom, Box):
-                out = out.join(self.box_content(atom, None))
-            elif isinstance(atom, Sym):
-                # a parameter holding an object of the checked tree: iterate that
-                objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY
-                out = out.join(self.elements(objects) if objects else
-                               self.project_sym(atom, trace, "elem"))
-            elif isinstance(atom, Inst):
-                out = out.join(self.iterate(atom, trace))
-            else:
-                out = out.join(Value.of(UNKNOWN))
-        return out or Value.of(UNKNOWN)
+        return join_all(self.elements_of(atom, trace) for atom, trace in value.items()
+                        ) or Value.of(UNKNOWN)
+
+    def elements_of(self, atom: object, trace: Trace | None) -> Value:
+        if isinstance(atom, Ten):
+            return Value.of(atom, trace)
+        if isinstance(atom, Tup):
+            return join_all(atom.items)
+        if isinstance(atom, Box):
+            return self.box_content(atom, None)
+        if isinstance(atom, Sym):
+            # a parameter holding an object of the checked tree: iterate that
+            objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY
+            return self.elements(objects) if objects else self.project_sym(atom, trace, "elem")
+        if isinstance(atom, Inst):
+            return self.iterate(atom, trace)
+        return Value.of(UNKNOWN)
 
 
 def _iterator_method(program: object, inst: Inst) -> str | None:

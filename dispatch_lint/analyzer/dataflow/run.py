@@ -38,8 +38,8 @@ from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
-    Closure,
     Box,
+    Closure,
     Const,
     Partial,
     Ref,
@@ -48,6 +48,7 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Value,
     enters_via,
+    limit_nesting,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +56,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 _CONSTANTS = {"True": True, "False": False, "None": None}
+
+#: what a note says when a value was cut at the nesting bounds
+NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
 
 
 class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Closures, Instances,
@@ -129,6 +133,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.via_boxes: dict[Box, Step] = {}
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
         self.effects: dict[tuple[object, ...], tuple[Value, object, Value]] = {}
+        #: the work of this run so far: statements run, calls applied, the events and
+        #: effects and atoms they instantiated (bounded by MAX_UNIT_WORK)
+        self.work = 0
 
     def step(self, node: cst.CSTNode, message: str) -> Step:
         return Step(self.file, node, message, self.anchor)
@@ -219,6 +226,35 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
             return None
         return ("cell", parent.key, name)
 
+    def reduced(self, why: str) -> None:
+        """Say that this run dropped precision at a bound (``why``: which, in a few words)."""
+        self.program.note_reduced(self.file, self.func, why)
+
+    def limited(self, atom: Closure | Tup) -> object:
+        """``atom`` within the nesting bounds (:func:`~dispatch_lint.analyzer.values.
+        limit_nesting`); limiting it is said."""
+        limited = limit_nesting(atom)
+        if limited is not atom:
+            self.reduced(NESTING_REDUCED)
+        return limited
+
+    def set_names(self, values: dict[str, Value], state: State) -> None:
+        """Bind many names at once (a star import) as :meth:`set_name` binds each: what
+        ``x.attr = ...`` stored is forgotten for every rebound ``x`` in one pass over the
+        locals, not one per name (a module star-importing thousands of names rebinds them
+        all)."""
+        self.work += len(values)
+        locals_ = {name: value for name, value in values.items()
+                   if self.is_module or name not in self.declared_global}
+        for name, value in values.items():
+            if self.is_module or name in self.declared_global:
+                self.program.write(("g", self.file, name), value)
+        rebound = {name for name in locals_ if state.env.get(name) is not None}
+        if rebound:
+            for key in [k for k in state.env if "." in k and k.split(".", 1)[0] in rebound]:
+                del state.env[key]
+        state.env.update(locals_)
+
     def concrete_part(self, value: Value) -> Value:
         """The atoms of ``value`` that mean the same in every calling context."""
         return value.filter(lambda a: not self.is_symbolic(a))
@@ -226,10 +262,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def is_symbolic(self, atom: object) -> bool:
         if isinstance(atom, Sym):
             return atom.owner == self.owner
-        if isinstance(atom, Tup):
-            return any(self.is_symbolic(a) for v in atom.items for a in v)
-        if isinstance(atom, Closure):
-            return any(self.is_symbolic(a) for _, v in atom.captured for a in v)
+        if isinstance(atom, (Tup, Closure)):
+            return self.owner in atom.parameters_of
         if isinstance(atom, Partial):
             return any(self.is_symbolic(a) for v in (atom.func, *atom.args,
                                                      *(v for _, v in atom.kwargs)) for a in v)
