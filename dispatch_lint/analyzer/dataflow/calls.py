@@ -315,7 +315,7 @@ class CallModel:
         parameters that take their default get it in the summary itself."""
         context: tuple[object, ...] = tuple((("default", i), True) for i in sorted(defaulted))
         for index, value in sorted(bound.items()):
-            objects = _objects_within(value)
+            objects = _objects_within(value, lambda box: self.box_item(box, None))
             if objects:
                 context += ((index, objects),)
             elif value and all(_is_constant(a) for a in run.constants(value)):
@@ -404,15 +404,21 @@ def _is_constant(atom: object) -> bool:
         isinstance(atom, Tup) and all(_is_constant(a) for v in atom.items for a in v))
 
 
-def _objects_within(value: Value) -> Value:
+def _objects_within(value: Value, content: Callable[[Box], Value]) -> Value:
     """The objects of the checked tree ``value`` holds, also inside tuples of known shape
-    (``*args`` forwarding a receiver): what calls through a parameter resolve to."""
+    (``*args`` forwarding a receiver), and the lists and dicts that hold some (``content``
+    gives what a container holds; hooks or a dispatch table passed to a helper): what calls
+    through a parameter resolve to."""
     out = {}
     for atom, trace in value.items():
         if _decides_calls(atom):
             out[atom] = trace
-        elif isinstance(atom, Tup) and any(_objects_within(v) for v in atom.items):
-            out[Tup(tuple(_objects_within(v) or Value.of(UNKNOWN) for v in atom.items))] = trace
+        elif isinstance(atom, Tup) and any(_objects_within(v, content) for v in atom.items):
+            out[Tup(tuple(_objects_within(v, content) or Value.of(UNKNOWN)
+                          for v in atom.items))] = trace
+        elif isinstance(atom, Box) and atom.kind in ("list", "dict") and any(
+                _decides_calls(a) for a in content(atom)):
+            out[atom] = trace
     return Value(out)
 
 
