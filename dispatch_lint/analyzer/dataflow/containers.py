@@ -427,6 +427,8 @@ class Containers:
         if name in _REORDERING:
             self.program.shift_indices(box)
             return Value.of(UNKNOWN)
+        if name in ("clear", "popitem") or (name == "pop" and box.kind == "dict"):
+            self.program.forget_shape(box)
         if name == "get" or (name == "pop" and box.kind == "dict"):
             default = args[1] if len(args) > 1 else (
                 Value.of(Const(None)) if name == "get" else EMPTY)

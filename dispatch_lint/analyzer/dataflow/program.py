@@ -367,6 +367,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         it holds, is not known any more."""
         self.write(("grown", box.site), Value.of(Const(True)))
 
+    def forget_shape(self, box: Box) -> None:
+        """Items of ``box`` were removed (``del``, ``clear``, ``dict.pop``): neither its
+        indices nor its keys say what it holds any more."""
+        self.shift_indices(box)
+        self.grow(box)
+
     def known_keys(self, box: Box) -> list[str] | None:
         """The string keys the dict ``box`` holds when no write under another key reached
         it (``vars(obj)``, a literal with constant keys), sorted; else None."""

@@ -131,8 +131,15 @@ class Statements:
         return state
 
     def stmt_Del(self, stmt: cst.Del, state: State) -> State:
-        if isinstance(stmt.target, cst.Name):
-            state.env.pop(stmt.target.value, None)
+        targets = stmt.target.elements if isinstance(stmt.target, cst.Tuple) else None
+        for target in [t.value for t in targets] if targets is not None else [stmt.target]:
+            if isinstance(target, cst.Name):
+                state.env.pop(target.value, None)
+            elif isinstance(target, cst.Subscript):
+                # `del xs[i]`, `del d[k]`: which keys it holds and its length are not known
+                for atom in self.eval(target.value, state):
+                    if isinstance(atom, Box):
+                        self.program.forget_shape(atom)
         return state
 
     def stmt_Import(self, stmt: cst.Import, state: State) -> State:
