@@ -1,8 +1,9 @@
 """The results cache in ``.dispatch_lint_cache/`` beside the configuration (or the current folder).
 
 An entry is the engine's result for one group of files that may import each other (see
-:mod:`.parallel`), keyed by a hash of every file of the group (shown path, module name,
-content), the user's model (sources, sinks, sanitizers), the tool's version and a fingerprint
+:mod:`.project`), keyed by a hash of every file of the group (shown path, module name,
+content, whether it is named or read as context because a named file imports it, how its
+imports resolved), the user's model (sources, sinks, sanitizers), the tool's version and a fingerprint
 of the analyzer's own code. Editing a helper module therefore re-checks every file that imports
 it, and a reinstall or an edited checkout never reuses results of other code. Results are
 cached before selection and suppressions, which are cheap and applied on every run.
@@ -72,13 +73,17 @@ def group_key(files: Iterable[FileToCheck], model: str) -> GroupKey:
     contents = []
     for file in files:
         names.update(
-            b"\0%s\0%s\0"
+            b"\0%s\0%s\0%s\0"
             % (
                 file.path.encode("utf-8", "surrogateescape"),
                 (file.module or "").encode(),
+                b"context" if file.context else b"named",
             )
         )
         contents.append(hashlib.sha256(file.source).digest())
+        # How its imports were resolved: a module added or moved elsewhere in the project
+        # changes what the same bytes import.
+        contents.append(repr((file.imported_as, file.relative)).encode())
     slot = names.hexdigest()
     return GroupKey(
         slot, hashlib.sha256(slot.encode() + b"".join(contents)).hexdigest()

@@ -37,6 +37,8 @@ __all__ = [
 
 #: The section of ``pyproject.toml`` that holds the configuration.
 SECTION = "tool.dispatch-lint"
+#: The values of ``follow-imports`` (and ``--follow-imports``).
+FOLLOW_IMPORTS = ("normal", "skip")
 
 _KEYS = (
     "select",
@@ -44,6 +46,8 @@ _KEYS = (
     "extend-select",
     "exclude",
     "per-file-ignores",
+    "src",
+    "follow-imports",
     "sources",
     "sinks",
     "sanitizers",
@@ -89,6 +93,19 @@ class Config:
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None
     overrides: tuple[Selection, ...] = ()
+    #: The import roots as written (folders relative to ``root``); None: the default.
+    src: tuple[str, ...] | None = None
+    #: ``normal``: the project modules the checked files import are read and analysed
+    #: with them; ``skip``: only the checked files are.
+    follow_imports: str = "normal"
+
+    def import_roots(self) -> tuple[Path, ...]:
+        """The folders imports are resolved from (see :mod:`.project`): ``src``, relative
+        to the configuration's folder; by default that folder and its ``src/``."""
+        roots = [self.root / folder for folder in self.src] if self.src is not None else [
+            self.root, *([self.root / "src"] if (self.root / "src").is_dir() else [])
+        ]
+        return tuple(roots)
 
     def with_overrides(
         self,
@@ -298,6 +315,18 @@ def parse_table(
     exclude = strings("exclude")
     for pattern in exclude:
         _check_pattern(pattern, where=f"{where}: exclude")
+    src = strings("src") if "src" in table else None
+    for folder in src or ():
+        if (root / folder).is_file():
+            raise ConfigError(
+                f"{where}: src must list folders (relative to {root}), and {folder!r} is a file"
+            )
+    follow = table.get("follow-imports", "normal")
+    if follow not in FOLLOW_IMPORTS:
+        raise ConfigError(
+            f"{where}: follow-imports must be one of "
+            f"{', '.join(repr(mode) for mode in FOLLOW_IMPORTS)}, not {_describe(follow)}"
+        )
     return Config(
         select=select,
         ignore=ignore,
@@ -307,6 +336,8 @@ def parse_table(
         settings=settings,
         root=root,
         path=path,
+        src=src,
+        follow_imports=follow,
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dispatch_lint.analyzer import api, cli
+from dispatch_lint.analyzer.project import ModuleIndex
 
 #: Always in the checked folder beside the bad input: proof that the others are still flagged.
 OTHER = ("other.py", b"def f(:\n    pass\n")
@@ -229,14 +230,14 @@ def test_unreadable_file(
     # The tests may run as root, whom no file mode stops: the read itself is made to fail,
     # as the operating system would fail it.
     write(folder, "secret.py", b"x = 1\n")
-    real_read = api._read
+    real_read = ModuleIndex.read
 
-    def read(location: Path) -> bytes:
-        if location.name == "secret.py":
-            raise PermissionError(13, "Permission denied", str(location))
-        return real_read(location)
+    def read(index: ModuleIndex, location: str) -> bytes:
+        if os.path.basename(location) == "secret.py":
+            raise PermissionError(13, "Permission denied", location)
+        return real_read(index, location)
 
-    monkeypatch.setattr(api, "_read", read)
+    monkeypatch.setattr(ModuleIndex, "read", read)
     monkeypatch.chdir(folder)
     code = cli.main(["--output-format", "concise", "."])
     out, err = capsys.readouterr()
