@@ -175,6 +175,16 @@ def build_parser() -> argparse.ArgumentParser:
         "configuration, or in the current folder)",
     )
     run.add_argument(
+        "--follow-imports",
+        choices=("normal", "skip"),
+        help="normal (default): also read the project modules the checked files import, "
+        "as Python would find them: from the folder above each file's top package, then "
+        "from the roots in the configuration's src (default: its folder and its src/); "
+        "findings that start or pass through a checked file are reported there. The "
+        "standard library and installed packages are never read. skip: the checked files "
+        "only (default: the configuration's follow-imports)",
+    )
+    run.add_argument(
         "--jobs",
         type=_positive,
         metavar="N",
@@ -400,6 +410,7 @@ def _run(
             status=status,
             jobs=args.jobs or default_jobs(),
             cache=not args.no_cache,
+            follow_imports=args.follow_imports,
         )
 
     if not (sys.stderr.isatty() and os.environ.get("TERM") != "dumb"):
