@@ -29,7 +29,12 @@ from dispatch_lint.analyzer.parallel import (
     run_groups,
     with_module_names,
 )
-from dispatch_lint.analyzer.project import ModuleIndex, Project, import_groups, name_links
+from dispatch_lint.analyzer.project import (
+    ModuleIndex,
+    Project,
+    import_groups,
+    name_links,
+)
 from dispatch_lint.analyzer.suppressions import (
     UnusedSuppression,
     apply_suppressions,

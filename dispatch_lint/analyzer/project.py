@@ -33,8 +33,8 @@ import os
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 

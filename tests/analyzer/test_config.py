@@ -119,6 +119,23 @@ sinks = [{name = "mylib.train_step", arg = 0, rule = "DL001"}, {name = "mylib.sa
             "[tool]\ndispatch-lint = 3\n",
             "[tool.dispatch-lint]: must be a table of settings, not an integer",
         ),
+        (
+            "[tool.dispatch-lint]\nsrc = 'src'\n",
+            "[tool.dispatch-lint]: src must be a list of strings, not a string ('src')",
+        ),
+        (
+            "[tool.dispatch-lint]\nsrc = ['pyproject.toml']\n",
+            "src must list folders (relative to ",
+        ),
+        (
+            "[tool.dispatch-lint]\nfollow-imports = 'silent'\n",
+            "[tool.dispatch-lint]: follow-imports must be one of 'normal', 'skip', not a "
+            "string ('silent')",
+        ),
+        (
+            "[tool.dispatch-lint]\nfollow-imports = false\n",
+            "follow-imports must be one of 'normal', 'skip', not a boolean (False)",
+        ),
     ],
 )
 def test_mistakes_are_one_line_naming_file_key_and_what_is_allowed(
@@ -131,6 +148,23 @@ def test_mistakes_are_one_line_naming_file_key_and_what_is_allowed(
     assert "\n" not in message
     assert message.startswith(str(path))
     assert expected in message
+
+
+def test_import_roots_default_to_the_configuration_folder_and_its_src(
+    tmp_path: Path,
+) -> None:
+    path = _pyproject(tmp_path, "[tool.dispatch-lint]\n")
+    root = tmp_path.resolve()
+    assert load_config(path).import_roots() == (root,)
+    (tmp_path / "src").mkdir()
+    assert load_config(path).import_roots() == (root, root / "src")
+    assert load_config(path).follow_imports == "normal"
+    path = _pyproject(
+        tmp_path, "[tool.dispatch-lint]\nsrc = ['lib', '.']\nfollow-imports = 'skip'\n"
+    )
+    config = load_config(path)
+    assert config.import_roots() == (root / "lib", root / ".")
+    assert config.follow_imports == "skip"
 
 
 def test_not_utf8_configuration_is_an_error(tmp_path: Path) -> None:
