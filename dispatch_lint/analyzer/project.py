@@ -452,10 +452,11 @@ class _Resolver:
                 package = os.path.join(folder, name)
                 if index.is_package(package):
                     return _Found(os.path.join(package, "__init__.py"), (package,))
-            if name in listing.modules:
-                return _Found(os.path.join(folder, name + ".py"), ())
+            # Python's file finder tries extension modules before sources.
             if name in listing.compiled:
                 return _OPAQUE
+            if name in listing.modules:
+                return _Found(os.path.join(folder, name + ".py"), ())
             if name in listing.folders:
                 portions.append(os.path.join(folder, name))
         # A plain folder never shadows the standard library: its regular package comes
@@ -496,7 +497,8 @@ class _Resolver:
 
 
 def _strictly_inside(folder: str, root: str) -> bool:
-    return folder.startswith(root) and folder[len(root) : len(root) + 1] == os.sep
+    prefix = os.path.join(root, "")
+    return folder.startswith(prefix) and len(folder) > len(prefix)
 
 
 def _is_runtime(name: str) -> bool:
@@ -575,11 +577,11 @@ class Project:
         while pending:
             key, resolver = pending.popleft()
             file = files[key]
-            for target in self._targets(file, key, resolver, links):
+            for target, location in self._targets(file, key, resolver, links):
                 if target not in files:
                     if not follow_imports or target in unreadable:
                         continue
-                    context = self._context_file(target, notes)
+                    context = self._context_file(location, notes)
                     if context is None:
                         unreadable.add(target)
                         continue
@@ -632,9 +634,9 @@ class Project:
         return imports
 
     def _targets(self, file: FileToCheck, key: str, resolver: _Resolver,
-                 links: _Links) -> Iterator[str]:
-        """The keys of the project files the imports of ``file`` make Python run, each
-        under the name it is imported by (recorded in ``links``)."""
+                 links: _Links) -> Iterator[tuple[str, str]]:
+        """(key, location) of each project file the imports of ``file`` make Python run,
+        each recorded in ``links`` under the name it is imported by."""
         location = file.location or key
         for imported in self.imports_of(file, key):
             parts = imported.module.split(".") if imported.module else []
@@ -680,12 +682,13 @@ class Project:
                 sub = resolver.find_in(found.portions, imported_name)
                 yield from self._record(f"{absolute}.{imported_name}", sub, links)
 
-    def _record(self, name: str, found: _Found | None, links: _Links) -> Iterator[str]:
+    def _record(self, name: str, found: _Found | None,
+                links: _Links) -> Iterator[tuple[str, str]]:
         if found is None or found.location is None:
             return
         target = self.index.real_path(found.location)
         links.names.setdefault(target, set()).add(name)
-        yield target
+        yield target, found.location
 
 
 def _init_of(index: ModuleIndex, folder: str) -> str | None:
