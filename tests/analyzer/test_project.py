@@ -326,6 +326,32 @@ def test_imported_modules_are_read_never_written(
     assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in project.rglob("*.py")} == before
 
 
+def test_fix_never_writes_an_imported_module(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    # The nested Autodiff is built in use.py (imported, so read as context) around what the
+    # named factory.py makes: reported in factory.py, and its fix would edit use.py.
+    use = RUNTIME + "from factory import make\n\ndevice = dispatch.Autodiff(make())\n"
+    write(
+        project,
+        {
+            "factory.py": RUNTIME
+            + "import use\n\n\ndef make():\n    return dispatch.Autodiff(dispatch.NumPy())\n",
+            "use.py": use,
+        },
+    )
+    report = lint(capsys, "factory.py")
+    assert places(report) == [("factory.py", 6, "DL005")]
+    code = cli.main(["--no-cache", "--jobs", "1", "--fix", "factory.py"])
+    capsys.readouterr()
+    assert code == 1
+    assert (project / "use.py").read_text() == use
+    # Named, use.py's own finding has its fix.
+    cli.main(["--no-cache", "--jobs", "1", "--fix", "use.py"])
+    capsys.readouterr()
+    assert (project / "use.py").read_text() != use
+
+
 def test_the_cache_knows_the_imported_modules(
     capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:
