@@ -200,7 +200,8 @@ def test_the_hook_catches_a_cross_module_bug_when_only_the_caller_is_staged(
         env=env,
     )
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "train.py:5:1: DL001 Capture tensors do not support autodiff" in result.stdout
+    assert "DL001 Capture tensors do not support autodiff" in result.stdout
+    assert " --> train.py:5:1\n" in result.stdout
     # The helper's lines are in the trace; the helper itself was not a changed file.
     assert "mlops/helpers.py:3:12: `scaled.backward()` is called" in result.stdout
     assert "(1 file checked)" in result.stdout
