@@ -107,6 +107,7 @@ _ITEM = re.compile(rb"(?P<name>" + _DOTTED + rb")" + _AS)
 _COMMENT = re.compile(rb"\#[^\r\n]*")
 _LINE_BREAK = re.compile(rb"\\?(?:\r\n|\r|\n)")
 _BLANKS = re.compile(rb"[\s\\]+")
+_BLANK_BYTES = frozenset(b" \t\f\r\n\\")
 
 
 def scan_imports(source: bytes) -> tuple[Import, ...]:
@@ -203,7 +204,7 @@ def _statement(source: bytes, start: int, found: list[Import]) -> int | None:
 def _text(dotted: bytes) -> str | None:
     """A dotted name as Python reads it: blanks dropped, non-ASCII identifiers normalised
     (NFKC, as the tokenizer does); None when it is not one."""
-    compact = _BLANKS.sub(b"", dotted)
+    compact = _BLANKS.sub(b"", dotted) if _BLANK_BYTES.intersection(dotted) else dotted
     try:
         text = compact.decode("utf-8")
     except UnicodeDecodeError:
@@ -275,6 +276,7 @@ class ModuleIndex:
         self._is_package: dict[str, bool] = {}
         self._listings: dict[str, _Listing] = {}
         self._real_folders: dict[str, str] = {}
+        self._real: dict[str, str] = {}
         # The folders and files the overlays add to their folders' listings.
         self._added: dict[str, set[str]] = {}
         for path in self.overlays:
@@ -371,13 +373,18 @@ class ModuleIndex:
         """``os.path.realpath(location)``; a file that is not a link (``is_link``, when the
         caller knows) is where the real path of its folder says, resolved once per folder.
         Files are told apart by their real paths: a link to a file is that file."""
+        known = self._real.get(location)
+        if known is not None:
+            return known
         if is_link or (is_link is None and os.path.islink(location)):
-            return os.path.realpath(location)
+            known = self._real[location] = os.path.realpath(location)
+            return known
         folder, name = os.path.split(location)
         real = self._real_folders.get(folder)
         if real is None:
             real = self._real_folders[folder] = os.path.realpath(folder)
-        return os.path.join(real, name)
+        known = self._real[location] = os.path.join(real, name)
+        return known
 
     def read(self, location: str) -> bytes:
         """The bytes of the file at ``location``: the overlay's, else the disk's (unbuffered:
