@@ -362,7 +362,9 @@ def test_the_cache_knows_the_imported_modules(
         code = cli.main(["--format", "json", "--jobs", "1", "buggy.py"])
         out, _ = capsys.readouterr()
         assert code in (0, 1)
-        return places(json.loads(out))
+        report = json.loads(out)
+        assert report["diagnostics"] == lint(capsys, "buggy.py")["diagnostics"]
+        return places(report)
 
     assert cached() == [("buggy.py", 6, "DL001")]
     assert cached() == [("buggy.py", 6, "DL001")]  # from the cache
