@@ -105,10 +105,6 @@ class MemoryResults:
     def save(self) -> None:
         """Nothing to write: the results live as long as the object."""
 
-    def clear(self) -> None:
-        """Forget every result (the user's model changed, or memory is wanted back)."""
-        self._entries.clear()
-
 
 def config_for_file(path: str | os.PathLike[str], config_file: str | None = None) -> Config:
     """The configuration that applies to the file at ``path``, which need not exist (an
