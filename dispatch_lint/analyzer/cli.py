@@ -370,7 +370,7 @@ def _lint(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{error.path}: error: {error.message}\n")
     for note in run.notes:
         sys.stderr.write(f"{note.path}: note: {note.message}\n")
-    if not run.report.files and not run.report.errors:
+    if not run.report.files and not run.report.errors and not stdin:
         _warning(f"No Python files found under {', '.join(paths)}")
     _write_report(run, args, out, fixed)
 

@@ -65,6 +65,8 @@ SOURCE = "dispatch-lint"
 #: The kind of the code action that applies every safe fix of a file.
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.{SOURCE}"
 
+#: How long a code action request waits for the findings of the text it is about.
+_ACTIONS_WAIT_SECONDS = 5.0
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
 #: Tokens that end a line without being code on it.
@@ -236,6 +238,7 @@ class DispatchLintServer:
         self._timer: asyncio.TimerHandle | None = None
         self._running: asyncio.Task[None] | None = None
         self._again = False
+        self._delivered = asyncio.Event()
         self._register()
 
     # ------------------------------------------------------------------ wiring
@@ -243,7 +246,13 @@ class DispatchLintServer:
     def _register(self) -> None:
         def on(method: str, handler: Callable[[Any], Any], options: Any = None) -> None:
             # pygls marks the handler it is given, which a bound method cannot carry.
-            self.ls.feature(method, options)(lambda params: handler(params))
+            if asyncio.iscoroutinefunction(handler):
+                async def call(params: Any) -> Any:
+                    return await handler(params)
+            else:
+                def call(params: Any) -> Any:
+                    return handler(params)
+            self.ls.feature(method, options)(call)
 
         on(lsp.INITIALIZED, self._initialized)
         on(lsp.SHUTDOWN, self._shutdown)
@@ -278,6 +287,7 @@ class DispatchLintServer:
         self.shut_down = True
         if self._timer is not None:
             self._timer.cancel()
+            self._timer = None
 
     def _opened(self, params: lsp.DidOpenTextDocumentParams) -> None:
         item = params.text_document
@@ -337,6 +347,9 @@ class DispatchLintServer:
                            f"dispatch-lint: internal error: {type(error).__name__}: {error}")
             else:
                 self._deliver(outcome)
+            # Wake the code action requests waiting for this run (see _current).
+            self._delivered.set()
+            self._delivered = asyncio.Event()
             if not self._again or self.shut_down:
                 return
 
@@ -473,12 +486,10 @@ class DispatchLintServer:
 
     # ------------------------------------------------------------------ code actions
 
-    def _code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-        uri = params.text_document.uri
-        shown = self._shown.get(uri)
-        document = self._documents.get(uri)
-        if shown is None or document is None or document.version != shown.buffer.version:
-            return []  # The text changed since these findings: a new run will tell.
+    async def _code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        shown = await self._current(params.text_document.uri)
+        if shown is None:
+            return []
         only = params.context.only
 
         def wanted(kind: str) -> bool:
@@ -509,6 +520,28 @@ class DispatchLintServer:
             if action is not None:
                 actions.append(action)
         return actions
+
+    async def _current(self, uri: str) -> _Shown | None:
+        """The findings of the document at ``uri`` for its current text: waits for the run
+        that is due when the text changed since the last one (an editor asks for code
+        actions right after a keystroke, or on save); None when there are none."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _ACTIONS_WAIT_SECONDS
+        while True:
+            shown, document = self._shown.get(uri), self._documents.get(uri)
+            if document is None:
+                return None
+            if shown is not None and shown.buffer.version == document.version:
+                return shown
+            due = self._timer is not None or (
+                self._running is not None and not self._running.done()
+            )
+            if not due or loop.time() >= deadline:
+                return None
+            try:
+                await asyncio.wait_for(self._delivered.wait(), deadline - loop.time())
+            except asyncio.TimeoutError:
+                return None
 
     def _fix_action(self, item: lsp.Diagnostic, finding: Diagnostic, buffer: _Buffer,
                     codec: PositionCodec) -> lsp.CodeAction:

@@ -333,11 +333,10 @@ def test_noqa_action_adds_the_comment_and_the_finding_goes() -> None:
         assert line == "    print(reader.snapshot(w))  # expect: DL003  # noqa: DL003"
         assert set(by_code(await s.diagnostics(MAIN, version, mark))) == {"DL001"}
 
-        # An existing noqa comment of another tool gets the code added to its list.
-        mark = len(s.published)
-        version = s.change(MAIN, main_text.replace(
+        # An existing noqa comment of another tool gets the code added to its list. Asked
+        # right after the change, as an editor asks, the actions are for the new text.
+        s.change(MAIN, main_text.replace(
             "print(reader.snapshot(w))  # expect: DL003", "print(reader.snapshot(w))  # noqa: E501"))
-        read = by_code(await s.diagnostics(MAIN, version, mark))["DL003"]
         (noqa,) = [a for a in await s.code_actions(MAIN, read) if "noqa" in a.title]
         mark = len(s.published)
         version = s.edit(MAIN, edits_of(noqa, uri))
@@ -407,13 +406,19 @@ def test_ranges_count_utf16_code_units(tmp_path: Path) -> None:
 def test_configuration_applies_reloads_and_a_broken_one_is_a_message(tmp_path: Path) -> None:
     shutil.copytree(ALIASKIT, tmp_path / "aliaskit")
     config = tmp_path / "pyproject.toml"
-    config.write_text('[tool.dispatch-lint]\nignore = ["DL003"]\n', encoding="utf-8")
+    config.write_text('[tool.dispatch-lint]\nignore = ["DL003"]\nexclude = ["scratch/"]\n',
+                      encoding="utf-8")
     main = tmp_path / "aliaskit" / "main.py"
     helper = tmp_path / "aliaskit" / "tools" / "reading.py"
+    scratch = tmp_path / "scratch" / "try.py"
+    scratch.parent.mkdir()
+    scratch.write_text(main.read_text())
 
     async def story(s: Session) -> None:
         s.open(main)
+        s.open(scratch)
         assert set(by_code(await s.diagnostics(main))) == {"DL001"}
+        assert await s.diagnostics(scratch) == []  # excluded by the configuration
 
         config.write_text("[tool.dispatch-lint\nselect = [", encoding="utf-8")
         mark = len(s.published)

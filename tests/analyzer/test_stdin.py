@@ -122,3 +122,19 @@ def test_diff_shows_the_fix_under_the_stdin_filename(tmp_path: Path) -> None:
     assert "-    second_order = dispatch.Autodiff(trainable)  # expect: DL005" in diff
     assert "+    second_order = trainable  # expect: DL005" in diff
     assert "Would fix 1 error." in result.stderr.decode()
+
+
+def test_force_exclude_applies_to_the_stdin_filename(tmp_path: Path) -> None:
+    """As ruff: an editor pipes every buffer with --force-exclude; an excluded one has no
+    findings, and --fix gives its source back unchanged."""
+    (tmp_path / "pyproject.toml").write_text('[tool.dispatch-lint]\nexclude = ["scratch/"]\n')
+    for extra in ((), ("--fix",)):
+        result = lint("--stdin-filename", "scratch/new.py", "--force-exclude", *extra,
+                      stdin=CAPTURE_BACKWARD, cwd=tmp_path)
+        assert result.returncode == 0
+        assert b"No Python files found" not in result.stderr
+        if extra:
+            assert result.stdout.decode() == CAPTURE_BACKWARD
+    checked = lint("--stdin-filename", "kept/new.py", "--force-exclude", stdin=CAPTURE_BACKWARD,
+                   cwd=tmp_path)
+    assert checked.returncode == 1
