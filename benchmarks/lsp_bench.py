@@ -99,7 +99,8 @@ async def session(kit: Path, repeat: int) -> tuple[float, list[float], list[floa
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
             lsp.VersionedTextDocumentIdentifier(uri=helper_uri, version=version),
             [lsp.TextDocumentContentChangeWholeDocument(text)]))
-        latencies.append(await until(lambda: all_published(since, version)) - sent)
+        done = await until(lambda since=since, version=version: all_published(since, version))
+        latencies.append(done - sent)
         overlays = {str(p): texts[p].encode() for p in files}
         overlays[str(helper)] = text.encode()
         start = time.perf_counter()
@@ -137,7 +138,7 @@ def main() -> None:
         p90 = sorted(latencies)[int(0.9 * (len(latencies) - 1))]
         worst = max(worst, max(latencies))
         cli = statistics.median(clis)
-        print(f"{kit.name:<10} {str(edited_module(kit).relative_to(kit)):<22} "
+        print(f"{kit.name:<10} {edited_module(kit).relative_to(kit)!s:<22} "
               f"{first * 1000:>5.0f}ms {change * 1000:>5.0f}ms {p90 * 1000:>5.0f}ms "
               f"{statistics.median(analyses) * 1000:>7.0f}ms {cli * 1000:>5.0f}ms "
               f"{change / cli:>10.2f}x")

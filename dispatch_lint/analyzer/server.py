@@ -39,6 +39,7 @@ import tokenize
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -49,7 +50,12 @@ from pygls.workspace import PositionCodec
 
 from dispatch_lint import __version__
 from dispatch_lint.analyzer.api import LintRun, MemoryResults, check_paths
-from dispatch_lint.analyzer.config import Config, ConfigError, find_config_file, load_config
+from dispatch_lint.analyzer.config import (
+    Config,
+    ConfigError,
+    find_config_file,
+    load_config,
+)
 from dispatch_lint.analyzer.diagnostics import SAFE, Diagnostic, Edit, FileError
 from dispatch_lint.analyzer.report.text import source_lines
 from dispatch_lint.analyzer.suppressions import NOQA_PATTERN
@@ -81,9 +87,9 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class _Document:
-    """An open document, by its URI: the server's own copy, with lines split where LSP
-    splits them (pygls's copy splits at form feeds too, so its incremental changes can land
-    on the wrong line)."""
+    """An open document: the server's own copy, changed with lines split where LSP splits
+    them (pygls's copy splits at form feeds too, so its incremental changes can land on the
+    wrong line)."""
 
     version: int | None
     text: str
@@ -121,24 +127,25 @@ class _Buffer:
     version: int | None
     text: str
 
-    @property
+    @cached_property
     def data(self) -> bytes:
         """The text as the bytes of a file: encoded as its coding cookie says (the analysis
         reads bytes as CPython does), UTF-8 without one."""
         return _encoded(self.text)
 
-    @property
+    @cached_property
     def lines(self) -> list[str]:
         return _LINE_BREAK.split(self.text)
 
 
 @dataclass(frozen=True)
 class _Shown:
-    """The diagnostics published for one document, each with the finding it shows, and the
-    buffer they were computed from (code actions are built against it)."""
+    """The diagnostics published for one document, each with the finding it shows (None
+    for a file the analysis failed on), and the buffer they were computed from (code actions
+    are built against it)."""
 
     buffer: _Buffer
-    items: tuple[tuple[lsp.Diagnostic, Diagnostic], ...]
+    items: tuple[tuple[lsp.Diagnostic, Diagnostic | None], ...]
 
 
 @dataclass(frozen=True)
@@ -190,6 +197,7 @@ class _Lines:
                  disk: dict[str, tuple[tuple[int, int], list[str]]]) -> None:
         self._buffers = buffers
         self._sources = {os.path.abspath(path): data for path, data in run_sources.items()}
+        self._decoded: dict[str, list[str]] = {}
         self._disk = disk
 
     def of(self, path: str) -> list[str]:
@@ -197,7 +205,9 @@ class _Lines:
         if buffer is not None:
             return buffer.lines
         if path in self._sources:
-            return source_lines(self._sources[path])
+            if path not in self._decoded:
+                self._decoded[path] = source_lines(self._sources[path])
+            return self._decoded[path]
         try:
             stat = os.stat(path)
             stamp = (stat.st_size, stat.st_mtime_ns)
@@ -235,6 +245,7 @@ class DispatchLintServer:
         self._disk: dict[str, tuple[tuple[int, int], list[str]]] = {}
         self._shown: dict[str, _Shown] = {}
         self._documents: dict[str, _Document] = {}
+        self._logged: set[str] = set()
         self._timer: asyncio.TimerHandle | None = None
         self._running: asyncio.Task[None] | None = None
         self._again = False
@@ -279,9 +290,6 @@ class DispatchLintServer:
                 method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers),
             )]))
-        # Load the analysis (libcst, the engine, the rules) while the editor is still
-        # starting, not on the first open: importing it and its first run take a second.
-        self._worker.submit(_warm_up)
 
     def _shutdown(self, params: None) -> None:
         self.shut_down = True
@@ -341,7 +349,7 @@ class DispatchLintServer:
             buffers = self._open_buffers()
             try:
                 outcome = await loop.run_in_executor(self._worker, self._lint, buffers)
-            except Exception as error:  # noqa: BLE001 - a bug must not stop the server
+            except Exception as error:  # A bug must not stop the server.
                 logger.exception("dispatch-lint: the lint run failed")
                 self._tell(lsp.MessageType.Error,
                            f"dispatch-lint: internal error: {type(error).__name__}: {error}")
@@ -370,8 +378,11 @@ class DispatchLintServer:
         documents = self._documents
         for kind, message in outcome.messages:
             self._tell(kind, message)
+        # Notes repeat on every run while their cause stays: each is logged when it appears.
         for line in outcome.log:
-            self.ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Log, line))
+            if line not in self._logged:
+                self.ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Log, line))
+        self._logged = set(outcome.log)
         for buffer in outcome.cleared:
             if self._shown.pop(buffer.uri, None) is not None:
                 self._publish(buffer.uri, buffer.version, [])
@@ -427,13 +438,13 @@ class DispatchLintServer:
                 found.setdefault(os.path.abspath(diagnostic.path), []).append(diagnostic)
             errors = {os.path.abspath(error.path): error for error in run.report.errors}
             for buffer in named:
-                items = [
+                items: list[tuple[lsp.Diagnostic, Diagnostic | None]] = [
                     (_to_lsp(d, buffer.lines, lines, buffers, codec, related), d)
                     for d in found.get(buffer.path, ())
                 ]
                 error = errors.get(buffer.path)
                 if error is not None:
-                    items.append((_error_diagnostic(error), _error_finding(error)))
+                    items.append((_error_diagnostic(error), None))
                 shown.append(_Shown(buffer, tuple(items)))
             log.extend(_log_lines(run))
         return _Outcome(tuple(shown), tuple(cleared), tuple(messages), tuple(log))
@@ -507,10 +518,11 @@ class DispatchLintServer:
         if wanted(lsp.CodeActionKind.QuickFix):
             noqa_done: set[tuple[int, str]] = set()
             for item, finding in chosen:
+                if finding is None:
+                    continue
                 if finding.fix is not None:
                     actions.append(self._fix_action(item, finding, buffer, codec))
-                if finding.rule in RULES_BY_ID and finding.rule != "DL000" and (
-                    finding.line, finding.rule) not in noqa_done:
+                if finding.rule != "DL000" and (finding.line, finding.rule) not in noqa_done:
                     noqa_done.add((finding.line, finding.rule))
                     action = self._noqa_action(item, finding, buffer, codec)
                     if action is not None:
@@ -572,7 +584,7 @@ class DispatchLintServer:
     def _fix_all_action(self, shown: _Shown, codec: PositionCodec) -> lsp.CodeAction | None:
         from dispatch_lint.analyzer.fixes import fix_files
 
-        findings = [finding for _, finding in shown.items]
+        findings = [finding for _, finding in shown.items if finding is not None]
         buffer = shown.buffer
         # The same refusal as --fix: a result CPython cannot compile is never offered.
         changes, _ = fix_files(findings, {buffer.path: buffer.data}, unsafe=False)
@@ -604,6 +616,10 @@ class DispatchLintServer:
     def serve(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
         """Speak LSP on ``stdin``/``stdout`` until the client says exit (or goes away);
         the exit status LSP asks for: 0 after a shutdown request, else 1."""
+        # Load the analysis (libcst, the engine, the rules: about a second) before the
+        # first message, while the editor starts up, so that the first findings after an
+        # open or a change do not wait for it.
+        _warm_up()
         self.ls.start_io(stdin, stdout)
         self._worker.shutdown(wait=False, cancel_futures=True)
         return 0 if self.shut_down else 1
@@ -666,11 +682,6 @@ def _error_diagnostic(error: FileError) -> lsp.Diagnostic:
     )
 
 
-def _error_finding(error: FileError) -> Diagnostic:
-    # Stands beside the diagnostic so that code actions can look it up; it offers none.
-    return Diagnostic(error.path, 1, 1, "", "", "error", error.message, 1, 1)
-
-
 def _log_lines(run: LintRun) -> list[str]:
     return [f"{note.path}: note: {note.message}" for note in run.notes] + [
         f"{error.path}: error: {error.message}" for error in run.report.errors
@@ -722,10 +733,9 @@ def _same(ours: lsp.Diagnostic, theirs: lsp.Diagnostic) -> bool:
 
 
 def _overlaps(a: lsp.Range, b: lsp.Range) -> bool:
-    def key(p: lsp.Position) -> tuple[int, int]:
-        return (p.line, p.character)
-
-    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+    """Whether ``a`` and ``b`` share a line: a cursor anywhere on a finding's line asks
+    for its actions."""
+    return a.start.line <= b.end.line and b.start.line <= a.end.line
 
 
 def _capability(capabilities: object, *names: str) -> bool:

@@ -15,15 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types as lsp
+from pygls.lsp.client import BaseLanguageClient
+from pygls.uris import from_fs_path
 
-pytest.importorskip("pygls")
-
-from lsprotocol import types as lsp  # noqa: E402
-from pygls.lsp.client import BaseLanguageClient  # noqa: E402
-from pygls.uris import from_fs_path  # noqa: E402
-
-from dispatch_lint.analyzer.server import noqa_edit  # noqa: E402
-from dispatch_lint.catalog import RULES_BY_ID  # noqa: E402
+from dispatch_lint.analyzer.server import noqa_edit
+from dispatch_lint.catalog import RULES_BY_ID
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: Only guards against a hung session; no test depends on how fast the server answers.
@@ -184,13 +181,17 @@ class Session:
         result = await self.until(found)
         return [d for d in result if d is not None]
 
-    async def code_actions(self, path: Path, diagnostic: lsp.Diagnostic,
+    async def code_actions(self, path: Path, diagnostic: lsp.Diagnostic | lsp.Range,
                            only: Sequence[str] | None = None) -> list[lsp.CodeAction]:
+        """The actions for ``diagnostic``, or for a cursor at a range with no diagnostic
+        given (as some editors ask)."""
+        given = isinstance(diagnostic, lsp.Diagnostic)
         result = await asyncio.wait_for(self.client.text_document_code_action_async(
             lsp.CodeActionParams(
                 text_document=lsp.TextDocumentIdentifier(self.uri(path)),
-                range=diagnostic.range,
-                context=lsp.CodeActionContext(diagnostics=[diagnostic], only=only),
+                range=diagnostic.range if given else diagnostic,  # type: ignore[union-attr]
+                context=lsp.CodeActionContext(diagnostics=[diagnostic] if given else [],
+                                              only=only),  # type: ignore[list-item]
             )), PATIENCE)
         return [a for a in result or () if isinstance(a, lsp.CodeAction)]
 
@@ -327,6 +328,9 @@ def test_noqa_action_adds_the_comment_and_the_finding_goes() -> None:
         (noqa,) = [a for a in actions if "noqa" in a.title]
         assert noqa.kind == lsp.CodeActionKind.QuickFix
         assert list(noqa.diagnostics or ()) == [read]
+        # A cursor at the start of the line, no diagnostic named: the same action.
+        cursor = lsp.Range(lsp.Position(15, 0), lsp.Position(15, 0))
+        assert [a for a in await s.code_actions(MAIN, cursor) if "noqa" in a.title] == [noqa]
         mark = len(s.published)
         version = s.edit(MAIN, edits_of(noqa, uri))
         line = s.texts[uri].splitlines()[15]
@@ -399,6 +403,15 @@ def test_ranges_count_utf16_code_units(tmp_path: Path) -> None:
         start = finding.range.start
         assert start.line == 3 and start.character == utf16(prefix)
         assert finding.range.end.character == utf16(prefix + "x.sum().backward()")
+
+        # A buffer that does not parse: DL000 at the error, an error; it cannot be
+        # suppressed, so no noqa action is offered.
+        mark = len(s.published)
+        version = s.change(path, source + f"{prefix}def broken(:\n")
+        (broken,) = await s.diagnostics(path, version, mark)
+        assert broken.code == "DL000" and broken.severity == lsp.DiagnosticSeverity.Error
+        assert broken.range.start.line == 4
+        assert [a for a in await s.code_actions(path, broken) if "noqa" in a.title] == []
 
     session(tmp_path, story)
 
