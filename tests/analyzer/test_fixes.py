@@ -28,7 +28,7 @@ from test_fixtures import read_marks  # noqa: E402
 def lint_process(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     """The CLI in ``cwd`` (its results cache there too: the runs of a test share it)."""
     return subprocess.run(
-        [sys.executable, "-m", "dispatch_lint.analyzer.cli", *argv],
+        [sys.executable, "-P", "-m", "dispatch_lint.analyzer.cli", *argv],
         cwd=cwd,
         capture_output=True,
         check=False,
@@ -130,13 +130,13 @@ def test_diff_shows_the_fixes_and_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_diff_of_unsafe_fixes_says_how_to_get_them(tmp_path: Path) -> None:
-    shutil.copy(FIXTURES / "autodiff_capture_keyword.py", tmp_path / "keyword.py")
-    shown = lint_process(tmp_path, "keyword.py", "--diff")
+    shutil.copy(FIXTURES / "autodiff_capture_keyword.py", tmp_path / "capture_keyword.py")
+    shown = lint_process(tmp_path, "capture_keyword.py", "--diff")
     assert (shown.returncode, shown.stdout) == (0, "")
     assert shown.stderr == (
         "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
     )
-    unsafe = lint_process(tmp_path, "keyword.py", "--diff", "--unsafe-fixes")
+    unsafe = lint_process(tmp_path, "capture_keyword.py", "--diff", "--unsafe-fixes")
     assert unsafe.returncode == 1
     assert '+    x = dispatch.placeholder((4, 4), device="capture")  # expect: DL004' in (
         unsafe.stdout
