@@ -390,6 +390,13 @@ def _read_stdin(args: argparse.Namespace) -> tuple[str, bytes] | None:
     ``--stdin-filename``), as ruff does: other paths are then ignored, with a warning."""
     if args.stdin_filename is None and "-" not in args.paths:
         return None
+    if args.stdin_filename is not None:
+        if not args.stdin_filename.strip():
+            raise _UsageError("--stdin-filename needs the path of the file standard input "
+                              "stands for")
+        if os.path.isdir(args.stdin_filename):
+            raise _UsageError(f"--stdin-filename {args.stdin_filename} is a folder: give the "
+                              "path of the file standard input stands for")
     for path in args.paths:
         if path != "-":
             _warning(f"Ignoring file {path} in favor of standard input.")

@@ -138,3 +138,17 @@ def test_force_exclude_applies_to_the_stdin_filename(tmp_path: Path) -> None:
     checked = lint("--stdin-filename", "kept/new.py", "--force-exclude", stdin=CAPTURE_BACKWARD,
                    cwd=tmp_path)
     assert checked.returncode == 1
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("", "--stdin-filename needs the path of the file standard input stands for"),
+    ("sub", "--stdin-filename sub is a folder: give the path of the file standard input "
+            "stands for"),
+])
+def test_a_stdin_filename_that_names_no_file_is_a_usage_error(tmp_path: Path, name: str,
+                                                              said: str) -> None:
+    (tmp_path / "sub").mkdir()
+    result = lint("-", "--stdin-filename", name, stdin=CAPTURE_BACKWARD, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert result.stderr.decode().splitlines() == [f"dispatch-lint: error: {said}"]
