@@ -44,7 +44,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCMessage, RPCRequest
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec
 
@@ -222,6 +225,30 @@ class _Lines:
 # ------------------------------------------------------------------------------ the server
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, answering requests out of turn as the LSP specification says:
+    before ``initialize``, a request gets the error ServerNotInitialized and a notification
+    is dropped (``exit`` excepted); after ``shutdown``, a request gets InvalidRequest (pygls
+    would drop it, and a client waiting for the answer would wait for ever)."""
+
+    _initialize_seen = False
+
+    def handle_message(self, message: RPCMessage) -> None:
+        method = getattr(message, "method", None)
+        request = isinstance(message, RPCRequest)
+        if method == lsp.INITIALIZE:
+            self._initialize_seen = True
+        elif method is not None and method != lsp.EXIT:
+            error = (JsonRpcServerNotInitialized() if not self._initialize_seen
+                     else JsonRpcInvalidRequest("the server was shut down")
+                     if self._shutdown else None)
+            if error is not None:
+                if request:
+                    self._send_response(message.id, None, error.to_response_error())
+                return
+        super().handle_message(message)
+
+
 class DispatchLintServer:
     """The language server: pygls's :class:`LanguageServer` with dispatch-lint's features.
 
@@ -233,7 +260,8 @@ class DispatchLintServer:
 
     def __init__(self, debounce: float = DEBOUNCE_SECONDS) -> None:
         self.ls = LanguageServer(
-            SOURCE, __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+            SOURCE, __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            protocol_cls=_Protocol,
         )
         self.debounce = debounce
         self.shut_down = False

@@ -5,6 +5,7 @@ publishDiagnostics, codeAction, shutdown, exit)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 from pygls.lsp.client import BaseLanguageClient
-from pygls.uris import from_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from dispatch_lint.analyzer.server import noqa_edit
 from dispatch_lint.catalog import RULES_BY_ID
@@ -139,6 +140,10 @@ class Session:
             ],
         ))
         return self.versions[uri]
+
+    def save(self, path: Path) -> None:
+        self.client.text_document_did_save(lsp.DidSaveTextDocumentParams(
+            lsp.TextDocumentIdentifier(self.uri(path))))
 
     def close(self, path: Path) -> None:
         uri = self.uri(path)
@@ -300,6 +305,35 @@ def test_cross_module_finding_with_its_trace_follows_an_unsaved_helper() -> None
         assert set(by_code(await s.diagnostics(MAIN, after=mark))) == {"DL001", "DL003"}
 
     session(FIXTURES, story)
+
+
+def test_paths_with_blanks_and_percent_signs_and_a_save(tmp_path: Path) -> None:
+    """A workspace under ``my project %41``: URIs are percent-encoded both ways (the trace's
+    step in the helper, which is not open, is a URI the client can open); saving the helper
+    on disk (the editor's own file, not open in it) and saving main.py re-lint it."""
+    root = tmp_path / "my project %41"
+    shutil.copytree(ALIASKIT, root / "aliaskit")
+    main, helper = root / "aliaskit" / "main.py", root / "aliaskit" / "tools" / "reading.py"
+    helper_text = helper.read_text(encoding="utf-8")
+
+    async def story(s: Session) -> None:
+        uri = s.open(main)
+        assert "/my%20project%20%2541/" in uri
+        read = by_code(await s.diagnostics(main))["DL003"]
+        born = read.related_information[0].location  # type: ignore[index]
+        assert born.uri == from_fs_path(str(helper))
+        assert to_fs_path(born.uri) == str(helper)
+
+        mark = len(s.published)
+        helper.write_text(helper_text.replace("return t.tolist()", "return t"), encoding="utf-8")
+        s.files_changed(helper)
+        assert set(by_code(await s.diagnostics(main, after=mark))) == {"DL001"}
+        mark = len(s.published)
+        helper.write_text(helper_text, encoding="utf-8")
+        s.save(main)
+        assert set(by_code(await s.diagnostics(main, after=mark))) == {"DL001", "DL003"}
+
+    session(root, story)
 
 
 def test_a_burst_of_changes_is_linted_once_for_the_last_version() -> None:
@@ -481,6 +515,40 @@ def test_server_help_and_usage_errors() -> None:
     assert shown.returncode == 0 and "language server" in shown.stdout
     refused = run("--port", "1")
     assert refused.returncode == 2 and "unrecognized arguments: --port" in refused.stderr
+
+
+def test_requests_out_of_turn_get_the_errors_the_specification_names(tmp_path: Path) -> None:
+    """Spoken as raw JSON-RPC, all at once: a request before ``initialize`` is answered
+    ServerNotInitialized (-32002), one after ``shutdown`` InvalidRequest (-32600); an unknown
+    method MethodNotFound (-32601); ``exit`` after ``shutdown`` ends with status 0."""
+    where = {"textDocument": {"uri": from_fs_path(str(tmp_path / "a b%.py"))},
+             "range": {"start": {"line": 0, "character": 0},
+                       "end": {"line": 0, "character": 0}},
+             "context": {"diagnostics": []}}
+    messages = [
+        {"id": 0, "method": "textDocument/codeAction", "params": where},
+        {"id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+        {"method": "initialized", "params": {}},
+        {"id": 2, "method": "dispatch-lint/unknown", "params": {}},
+        {"id": 3, "method": "textDocument/codeAction", "params": where},
+        {"id": 4, "method": "shutdown"},
+        {"id": 5, "method": "textDocument/codeAction", "params": where},
+        {"method": "exit"},
+    ]
+    framed = b""
+    for message in messages:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        framed += b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    done = subprocess.run([sys.executable, "-m", "dispatch_lint", "server"], input=framed,
+                          capture_output=True, timeout=120, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    answers = {}
+    for body in re.split(rb"Content-Length: \d+\r\n(?:[^\r\n]+\r\n)*\r\n", done.stdout)[1:]:
+        answer = json.loads(body)
+        if "id" in answer:
+            answers[answer["id"]] = answer.get("error", {}).get("code", "result")
+    assert answers == {0: -32002, 1: "result", 2: -32601, 3: "result", 4: "result", 5: -32600}
 
 
 # ------------------------------------------------------------------------ noqa comments
