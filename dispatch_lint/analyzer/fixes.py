@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from dispatch_lint.analyzer.diagnostics import (
     SAFE,
@@ -156,10 +157,9 @@ class FixSite:
         the sink is ``param.to_device(...)`` in a module-level function without decorators
         (nothing else sees the arguments), outside loops, comprehensions and lambdas (the
         helper's own pass saw the move's one run for this call); and that receiver is the
-        only use of the parameter's name in the function (a nested function's name counts
-        too), which has no ``locals()``, ``vars()``, ``eval`` or ``exec`` to read it some
-        other way. Then a plain tensor in place of the autodiff one changes only the move,
-        which raised and now works; nothing returned or kept can carry autodiff."""
+        only read of the parameter in the function (see :func:`_only_read`). Then a plain
+        tensor in place of the autodiff one changes only the move, which raised and now
+        works; nothing returned or kept can carry autodiff."""
         call = self.call
         if call is None or hit.trace is None:
             return False
@@ -181,10 +181,7 @@ class FixSite:
         ):
             return False
         receiver = _moved_name(sink.node)
-        if receiver is None or receiver.value != param.node.value:
-            return False
-        uses = _names_used(function.body)
-        return uses.get(receiver.value) == 1 and not uses.keys() & _INTROSPECTION
+        return receiver is not None and _only_read(function, param.node) is receiver
 
     # ---------------------------------------------------------------------- names
 
@@ -324,23 +321,24 @@ def _moved_name(node: cst.CSTNode) -> cst.Name | None:
     return None
 
 
-def _names_used(body: cst.CSTNode) -> dict[str, int]:
-    """How often each name is written in ``body`` as a name (not an attribute after a dot,
-    nor an argument's keyword)."""
-    counts: dict[str, int] = {}
-    pending = [body]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, cst.Name):
-            counts[node.value] = counts.get(node.value, 0) + 1
-            continue
-        children = node.children
-        if isinstance(node, cst.Attribute):
-            children = [c for c in children if c is not node.attr]
-        elif isinstance(node, cst.Arg) and node.keyword is not None:
-            children = [c for c in children if c is not node.keyword]
-        pending.extend(children)
-    return counts
+def _only_read(function: cst.FunctionDef, param: cst.Name) -> cst.CSTNode | None:
+    """The one place ``function`` reads its parameter ``param``, by libcst's scope analysis
+    of the function alone (a nested function's read counts); None when it reads it in more
+    places, binds the name again, or calls ``locals()``, ``vars()``, ``eval`` or ``exec``,
+    which could read it by name."""
+    scopes = MetadataWrapper(cst.Module(body=[function]), unsafe_skip_copy=True).resolve(
+        ScopeProvider)
+    if any(access.node.value in _INTROSPECTION
+           for scope in {s for s in scopes.values() if s is not None}
+           for access in scope.accesses if isinstance(access.node, cst.Name)):
+        return None
+    scope = scopes.get(function.body)
+    assignments = list(scope.assignments[param.value]) if scope is not None else []
+    if len(assignments) != 1:
+        return None
+    (assignment,) = assignments
+    reads = list(assignment.references)
+    return reads[0].node if len(reads) == 1 else None
 
 
 def _has_parameters(params: cst.Parameters) -> bool:

@@ -212,6 +212,9 @@ def test_passing_inner_to_a_helper_is_safe_when_the_move_is_all_it_does_with_it(
         def reads_locals(t):
             print(locals())
             return t.to_device("numpy")
+        def a_closure_reads_it(t):
+            later = lambda: t.requires_grad
+            return t.to_device(dispatch.NumPy()), later
         def an_attribute_of_that_name(t, x):
             x.t = 1
             return t.to_device(device=dispatch.NumPy())
@@ -229,6 +232,7 @@ def test_passing_inner_to_a_helper_is_safe_when_the_move_is_all_it_does_with_it(
             in_a_loop(w, dispatch.NumPy())
             through_another(w)
             reads_locals(w)
+            a_closure_reads_it(w)
             decorated(w)
             for _ in range(2):
                 to_cpu(w)
@@ -244,6 +248,7 @@ def test_passing_inner_to_a_helper_is_safe_when_the_move_is_all_it_does_with_it(
         # Passed on to another helper: not the move itself.
         ("DL007", UNSAFE, "    through_another(w.inner())"),
         ("DL007", UNSAFE, "    reads_locals(w.inner())"),
+        ("DL007", UNSAFE, "    a_closure_reads_it(w.inner())"),
         # The decorator sees the argument.
         ("DL007", UNSAFE, "    decorated(w.inner())"),
         # Other runs of the call may pass something else.
