@@ -87,9 +87,7 @@ class Expressions:
         return self.attribute(self.eval(node.value, state), node.attr.value, node)
 
     def attribute(self, obj: Value, name: str, node: cst.CSTNode) -> Value:
-        out = EMPTY
-        for atom, trace in obj.items():
-            out = out.join(self.attribute_of(atom, trace, name, node))
+        out = join_all(self.attribute_of(atom, trace, name, node) for atom, trace in obj.items())
         return out or Value.of(UNKNOWN)
 
     def attribute_of(self, atom: object, trace: Trace | None, name: str,
