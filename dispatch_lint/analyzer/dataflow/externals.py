@@ -18,8 +18,6 @@ from dispatch_lint.analyzer.values import (
     Partial,
     Ref,
     Str,
-    Sym,
-    Ten,
     Tup,
     Value,
     has_tensor,
@@ -90,7 +88,7 @@ class ExternalCalls:
             if name == "vars" and len(args) == 1:
                 return self.fields_dict(args[0], node)
             if name == "isinstance" and len(args) == 2:
-                return _instance_test(args[0], args[1])
+                return self.isinstance_value(args[0], args[1])
             if name == "super":
                 return self.program.super_value(self)
             if name == "dict":
@@ -142,18 +140,3 @@ class ExternalCalls:
                                                            node))
         return accumulator
 
-
-def _instance_test(value: Value, classes: Value) -> Value:
-    """``isinstance(value, dispatch.Tensor)``: True or False when every atom ``value`` may
-    be agrees (a tensor, or none: a container, a constant, a device, or what the analysis
-    does not follow, which is never a tensor to it); else unknown (a parameter, other
-    classes)."""
-    if not classes or not all(isinstance(c, Ref) and model.runtime_name(c.qualname) == "Tensor"
-                              for c in classes):
-        return Value.of(UNKNOWN)
-    answers = set()
-    for atom in value:
-        if isinstance(atom, Sym):
-            return Value.of(UNKNOWN)
-        answers.add(isinstance(atom, Ten))
-    return Value.of(Const(answers.pop())) if len(answers) == 1 else Value.of(UNKNOWN)

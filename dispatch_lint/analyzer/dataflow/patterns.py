@@ -31,6 +31,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Tup,
+    Unknown,
     Value,
     join_all,
     narrow_capture,
@@ -141,6 +142,23 @@ class Patterns:
             if part is None:
                 verdict = None
         return verdict
+
+    def isinstance_value(self, value: Value, classes: Value) -> Value:
+        """``isinstance(value, classes)``: True or False when every atom ``value`` may be
+        agrees (as a class pattern decides it), else unknown. What the analysis does not
+        follow is never a tensor to it (``vars(obj)`` filtered for tensors skips it)."""
+        kinds = [c for a in classes for c in (
+            [x for v in a.items for x in v] if isinstance(a, Tup) else [a])]
+        tensor_only = bool(kinds) and all(
+            isinstance(c, Ref) and model.runtime_name(c.qualname) == "Tensor" for c in kinds)
+        answers: set[bool] = set()
+        for atom in value:
+            verdict = False if tensor_only and isinstance(atom, Unknown) else _any(
+                self.instance_test(c, atom) for c in kinds) if kinds else None
+            if verdict is None:
+                return Value.of(UNKNOWN)
+            answers.add(verdict)
+        return Value.of(Const(answers.pop())) if len(answers) == 1 else Value.of(UNKNOWN)
 
     def instance_test(self, cls: object, atom: object) -> Verdict:
         """Whether ``atom`` is an instance of the class ``cls`` denotes."""
