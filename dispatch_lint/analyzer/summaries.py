@@ -230,9 +230,11 @@ class Substitution:
 
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:
         arg = self.bound.get(atom.param, Value.of(UNKNOWN))
-        param = self.info.params[atom.param].name if atom.param < len(self.info.params) else "?"
-        passed = Step(self.run.file, self.node, "passed to `{code}` as `" + param + "`",
-                      self.run.anchor)
+        if atom.param < len(self.info.params):
+            template = f"passed to `{{code}}` as `{self.info.params[atom.param].name}`"
+        else:  # the value a generator's `yield` gives (see CallModel.apply's `sent`)
+            template = "sent by `{code}`"
+        passed = Step(self.run.file, self.node, template, self.run.anchor)
         value = Value({
             a: (t.then(passed) if t is not None else None) for a, t in arg.items()
         })

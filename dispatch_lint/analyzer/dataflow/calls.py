@@ -220,7 +220,7 @@ class CallModel:
 
     def apply(self, info: FuncInfo, run: FunctionRun, receiver: Value | None,
               args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
-              closure: Closure | None = None) -> Value:
+              closure: Closure | None = None, sent: Value | None = None) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed.
         Past MAX_UNIT_WORK in one run, a call is unknown (and said to be)."""
@@ -250,6 +250,10 @@ class CallModel:
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
                 self_cls = receivers[0]
         bound, defaulted = self._bind(info, run, node, receiver, args, kwargs)
+        if sent is not None:
+            # `gen.send(v)`: the generator's body again, with only what its yields give
+            # known (its other findings were reported where it was made)
+            bound, defaulted = {len(info.params): sent}, set()
         context = self._context(info, bound, defaulted, run)
         summary = self.summary(info, closure, self_cls, context)
         passed = tuple((("set", i), True) for i in sorted(summary.none_tests)
@@ -297,6 +301,9 @@ class CallModel:
         if not summary.returns_normally:
             run.diverged = True
         ret = subst.value(summary.ret)
+        for atom in ret:
+            if isinstance(atom, Box) and atom.kind == "gen":
+                run.generators[atom] = (info, closure)  # what `send` runs again
         returned = Step(run.file, node, "returned from `{code}`", run.anchor)
         if not (passed_on and receiver is not None):
             return ret.map_traces(returned)

@@ -448,6 +448,10 @@ class Containers:
             return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN), content))))
         if name in ("values", "copy"):
             return target
+        if name == "send" and box.kind == "gen" and args and box in self.generators:
+            info, closure = self.generators[box]
+            made = self.program.apply(info, self, None, (), {}, node, closure, sent=args[0])
+            return self.elements(made)  # the next value it yields
         return Value.of(UNKNOWN)
 
     def known_pairs(self, box: Box) -> list[Value] | None:

@@ -175,7 +175,11 @@ class Expressions:
         else:
             return Value.of(UNKNOWN)
         self.returns = self.returns.join(value.map_traces(self.step(node, "yielded")))
-        return Value.of(UNKNOWN)
+        if self.func is None:
+            return Value.of(UNKNOWN)
+        # what a caller sends in (`gen.send(v)`): a parameter after the real ones
+        return Value.of(Sym(len(self.func.params), (), False, self.owner),
+                        Trace(self.step(node, "received by `{code}`")))
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation, state: State) -> Value:
         value = self.eval(node.expression, state)

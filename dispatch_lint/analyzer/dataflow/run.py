@@ -129,6 +129,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.calling_supplied = False
         #: parameters compared with None where only the argument could decide
         self.none_tests: set[int] = set()
+        #: generators that calls made, with the function and closure that made each
+        self.generators: dict[Box, tuple[FuncInfo, Closure | None]] = {}
         #: containers read from the receiver's fields, with the step where they came in
         self.via_boxes: dict[Box, Step] = {}
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
