@@ -43,6 +43,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from dispatch_lint.analyzer.api import lint_source
+from dispatch_lint.analyzer.discovery import module_name
 from dispatch_lint.analyzer.engine import AnalysisResult, SourceFile, analyze
 from dispatch_lint.catalog import RULES_BY_ID
 
@@ -497,9 +498,9 @@ def all_fixture_mutants() -> st.SearchStrategy[bytes]:
 
 
 def fixture_module(path: Path) -> str:
-    """The dotted module name of a fixture file, from the fixtures folder (its import root)."""
-    parts = path.relative_to(FIXTURES).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    """The dotted module name of a fixture file, from its import root (the first folder up
+    without ``__init__.py``: ``fixtures/``, or ``fixtures/jax/`` for the JAX fixtures)."""
+    return module_name(path.resolve()) or path.stem
 
 
 @st.composite
@@ -507,7 +508,7 @@ def fixture_package_mutants(draw: Callable[..., object]) -> dict[str, bytes]:
     """One fixture file mutated, checked together with every fixture package (the modules the
     fixtures import), so that a broken module is also met across imports and summaries."""
     fixtures = fixture_sources()
-    packaged = [path for path in fixtures if path.parent != FIXTURES]
+    packaged = [path for path in fixtures if (path.parent / "__init__.py").is_file()]
     chosen: Path = draw(st.sampled_from(fixtures))  # type: ignore[assignment]
     modules = {fixture_module(path): path.read_bytes() for path in packaged}
     modules[fixture_module(chosen)] = draw(fixture_mutants(chosen))  # type: ignore[assignment]
