@@ -1,9 +1,11 @@
 """Runtime trips fed back into the lint report (``dispatch-lint --trips FILE``).
 
 With ``DISPATCH_LINT_TRIPS=FILE`` set, every runtime guard that fires appends one JSON line
-``{"rule", "file", "line", "origin"}`` naming the user's line that broke the rule. A static
-finding at the same file, line and rule is confirmed by the run; a trip no static finding
-matches is reported as a finding of its rule that only the run saw.
+``{"rule", "file", "line", "origin"}`` naming the user's line that broke the rule; JAX's tracer
+errors add ``"framework": "jax"`` and ``"error"``, JAX's class name
+(:mod:`dispatch_lint.runtime.trips` writes them). A static finding at the same file, line and
+rule is confirmed by the run; a trip no static finding matches is reported as a finding of its
+rule that only the run saw.
 """
 
 from __future__ import annotations
@@ -40,13 +42,23 @@ class TripsError(Exception):
 class Trip:
     """One guard that fired at run time: ``rule`` at ``file``:``line`` (an absolute or
     working-folder-relative path), for a capture tensor born at ``origin_file``:``origin_line``
-    when the runtime knew it."""
+    when the runtime knew it. A JAX trip has ``framework`` "jax", the name of the ``error``
+    JAX raised, and as its origin the function JAX was tracing."""
 
     rule: str
     file: str
     line: int
     origin_file: str | None = None
     origin_line: int | None = None
+    framework: str = "dispatch"
+    error: str | None = None
+
+    @property
+    def born(self) -> str:
+        """What the origin is, in the words of a trace step."""
+        if self.framework == "jax":
+            return "the function JAX was tracing"
+        return "the capture tensor was created"
 
 
 def _origin(origin: object) -> tuple[str | None, int | None]:
@@ -86,6 +98,8 @@ def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
                 str(record["file"]),
                 int(record["line"]),
                 *_origin(record.get("origin")),
+                framework=str(record.get("framework") or "dispatch"),
+                error=str(record["error"]) if record.get("error") else None,
             )
         except (ValueError, KeyError, TypeError):
             malformed += 1
@@ -157,19 +171,16 @@ def merge_trips(
                         origin_shown,
                         origin.origin_line,
                         1,
-                        "the capture tensor was created here (seen at run time)",
+                        f"{origin.born} here (seen at run time)",
                     )
                 )
             else:
                 where = origin.origin_file
                 if origin.origin_line is not None:
                     where += f":{origin.origin_line}"
-                steps.append(
-                    TraceStep(
-                        shown, line, 1, f"the capture tensor was created at {where}"
-                    )
-                )
+                steps.append(TraceStep(shown, line, 1, f"{origin.born} at {where}"))
         steps.append(TraceStep(shown, line, 1, RUNTIME_ONLY))
+        raised = next((t.error for t in seen if t.error), None) or spec.runtime_error
         merged.append(
             Diagnostic(
                 path=shown,
@@ -178,7 +189,7 @@ def merge_trips(
                 rule=spec.id,
                 name=spec.name,
                 severity=spec.severity,
-                message=f"{spec.message} (raised at run time: {spec.runtime_error})",
+                message=f"{spec.message} (raised at run time: {raised})",
                 end_line=line,
                 end_column=1,
                 trace=tuple(steps),

@@ -16,7 +16,9 @@ Importing this package never imports the linter (libcst, rich): it is meant for 
 
 from __future__ import annotations
 
-from dispatch_lint.runtime import errors, guards
+import os
+
+from dispatch_lint.runtime import errors, guards, trips
 from dispatch_lint.runtime.autodiff import Gradients
 from dispatch_lint.runtime.capture import Program, export, replay
 from dispatch_lint.runtime.devices import (
@@ -52,6 +54,10 @@ from dispatch_lint.runtime.tensor import (
     transpose,
     zeros,
 )
+
+# With a trip log asked for, the JAX tracer error that ends a script or a thread is logged too.
+if os.environ.get(trips.TRIPS_ENV):
+    trips.install_exception_hooks()
 
 __all__ = [
     "Autodiff",

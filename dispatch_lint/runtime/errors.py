@@ -6,13 +6,13 @@ that the runtime, the static rules and the docs can never drift apart.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import NamedTuple
 
 from dispatch_lint.catalog import RuleSpec
 from dispatch_lint.catalog import rule as catalog_rule
+from dispatch_lint.runtime import trips
 
 __all__ = [
     "ERRORS_BY_RULE",
@@ -181,25 +181,17 @@ ERRORS_BY_RULE: dict[str, type[DispatchError]] = {
     )
 }
 
-# DISPATCH_LINT_TRIPS=FILE: every guard error appends one JSON line to FILE, so that a test
-# harness can compare what really happened at run time with what the analyzer predicted.
-_TRIPS_ENV = "DISPATCH_LINT_TRIPS"
-
 
 def _record_trip(rule_id: str, origin: Origin | None) -> None:
-    path = os.environ.get(_TRIPS_ENV)
-    if not path:
+    """One line in the trip log (DISPATCH_LINT_TRIPS), at the user's line that broke the rule."""
+    if not os.environ.get(trips.TRIPS_ENV):
         return
     sink = user_origin()
-    entry = {
-        "rule": rule_id,
-        "file": sink.file if sink else None,
-        "line": sink.line if sink else None,
-        "origin": {"file": origin.file, "line": origin.line} if origin else None,
-    }
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
-    except OSError:
-        # The trip log is a diagnostic aid; failing to write it must not mask the real error.
-        pass
+    trips.append(
+        {
+            "rule": rule_id,
+            "file": sink.file if sink else None,
+            "line": sink.line if sink else None,
+            "origin": {"file": origin.file, "line": origin.line} if origin else None,
+        }
+    )
