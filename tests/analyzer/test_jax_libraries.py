@@ -1,0 +1,45 @@
+"""Quiet on real JAX code: a library built on JAX, downloaded from the package index, gets no
+finding that is not judged a real bug (benchmarks/jax_libraries.py runs all six and times
+them; this runs one, to keep the suite quick)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The one library checked here: the most JAX code per second of linting of the six.
+LIBRARY = "optax"
+
+
+def load_benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "dispatch_lint_jax_libraries", ROOT / "benchmarks" / "jax_libraries.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load_benchmark()
+
+
+def test_a_real_jax_library_gets_no_unjudged_finding(tmp_path: Path) -> None:
+    try:
+        wheels = bench.download([LIBRARY], tmp_path)
+    except bench.IndexUnreachable as exc:
+        pytest.skip(f"the package index cannot be reached: {exc}")
+    root = bench.unpack(LIBRARY, wheels[LIBRARY], tmp_path)
+    run = bench.lint(LIBRARY, root)
+    assert run.errors == ()
+    assert run.files > 50, f"{LIBRARY} looks truncated: {run.files} files"
+    unjudged = [f for f in run.findings if f.judgement is None]
+    assert unjudged == [], "\n".join(
+        f"{f.path}:{f.line}: {f.rule} {f.message}" for f in unjudged
+    )
