@@ -246,6 +246,9 @@ def _run_under_jax(fixture: Fixture) -> dict[str, Any]:
                 load()()
         except Exception as exc:  # noqa: BLE001 - the parent judges what was raised
             raised = exc
+        jax = sys.modules.get("jax")
+        if jax is not None:  # jax.debug prints run with the computation, maybe later
+            jax.effects_barrier()
     record: dict[str, Any] = {
         "name": fixture.name,
         "first": tracer.first,
