@@ -245,15 +245,9 @@ def _analyze(
     """The engine's verdict on ``files``: per independent group, from ``cache`` when it holds
     the group's result, else analysed (in ``jobs`` processes) and stored; sorted.
     ``progress`` is told how many files are checked so far."""
-    needles = [b"dispatch_lint"]
-    if settings is not None:
-        names = (
-            *settings.sources,
-            *settings.sanitizers,
-            *(s.name for s in settings.sinks),
-        )
-        needles.extend(name.rsplit(".", 1)[-1].encode() for name in names)
-    groups = import_groups(with_module_names(files), needles)
+    from dispatch_lint.frameworks import prefilter_needles
+
+    groups = import_groups(with_module_names(files), prefilter_needles(settings))
     results: list[GroupResult | None] = [None] * len(groups)
     keys: list[GroupKey] = []
     if cache is not None:

@@ -25,7 +25,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
-from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
+from dispatch_lint.analyzer.events import SINK_TEXT, TRACED_BIRTH, Event, Hit
 from dispatch_lint.analyzer.parse import (
     ParseFailure,
     nodes_unvalidated,
@@ -37,6 +37,7 @@ from dispatch_lint.analyzer.dataflow import Program
 from dispatch_lint.analyzer.facts import FileInfo, Finding
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
+from dispatch_lint.frameworks import enabled_models, prefilter_needles
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.rules.base import Rule
@@ -72,11 +73,13 @@ class SinkSpec:
 @dataclass(frozen=True)
 class AnalysisSettings:
     """The user-extensible model (``[tool.dispatch-lint]`` sources, sinks, sanitizers), by
-    qualified name."""
+    qualified name, and the ``frameworks`` whose models apply (None: every one the package
+    knows, :mod:`dispatch_lint.frameworks`)."""
 
     sources: tuple[str, ...] = ()
     sinks: tuple[SinkSpec, ...] = ()
     sanitizers: tuple[str, ...] = ()
+    frameworks: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,8 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
                                tree))
 
     if parsed:
-        program = Program(parsed, user_model(settings), judge)
+        program = Program(parsed, user_model(settings), judge,
+                          enabled_models(settings.frameworks), sources)
         # The interpreter recurses along the tree; CPython accepts deeper expressions than the
         # default limit allows for (a long `a + b + ...` chain). Deeper still is a FileError.
         limit = sys.getrecursionlimit()
@@ -266,13 +270,12 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
                    settings: AnalysisSettings) -> list[SourceFile]:
     """The files that can take part in a dispatch flow, read as bytes only.
 
-    Seeds mention ``dispatch_lint`` or a name the user configured; then every file linked to
+    Seeds mention an enabled framework (``dispatch_lint``, ``jax``) or a name the user
+    configured; then every file linked to
     a relevant file by an import (either way) is relevant too: a helper module may hand out
     capture values, and a constants module may hold the device string a seed uses.
     """
-    needles = [b"dispatch_lint"]
-    for name in (*settings.sources, *settings.sanitizers, *(s.name for s in settings.sinks)):
-        needles.append(name.rsplit(".", 1)[-1].encode())
+    needles = prefilter_needles(settings)
     seeds = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
     if len(seeds) == len(files):
         return list(files)  # every file is a seed: no links to follow
@@ -362,10 +365,11 @@ class Reporter:
             steps = steps[:MAX_TRACE_STEPS // 4] + steps[-(MAX_TRACE_STEPS * 3 // 4):]
         trace = tuple(self.trace_step(s) for s in steps)
         origin = self.origin(trace, event.file)
-        message = f"{spec.message}: {hit.what.replace(SINK_TEXT, self.message(event.sink))}"
+        message = (f"{hit.message or spec.message}: "
+                   f"{hit.what.replace(SINK_TEXT, self.message(event.sink))}")
         if origin:
             message += f"; {origin}"
-        message += f". Fix: {spec.fix} ({spec.id} {spec.name})."
+        message += f". Fix: {hit.fix or spec.fix} ({spec.id} {spec.name})."
         return Diagnostic(
             path=self.files[event.file].path, line=line, column=column, rule=spec.id,
             name=spec.name, severity=spec.severity, message=message, end_line=end_line,
@@ -376,6 +380,13 @@ class Reporter:
         """"`x` was born at line 12 from `dispatch.placeholder(...)`" for the first step."""
         if len(trace) < 2:
             return ""
+        if TRACED_BIRTH in trace[0].message:
+            # A tracer is born where its function is traced: say which parameter, or which
+            # traced function made it.
+            place = f"line {trace[0].line}"
+            if trace[0].path != self.files[file].path:
+                place += f" of {trace[0].path}"
+            return f"the tracer is {trace[0].message} ({place})"
         # The tensor's birth says more than the birth of the device it was made on.
         first = next((i for i, s in enumerate(trace) if s.message.startswith("born from ")), 0)
         where = trace[first]

@@ -21,8 +21,9 @@ from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
-from dispatch_lint.analyzer.summaries import Substitution, project
+from dispatch_lint.analyzer.summaries import Substitution, Summary, project
 from dispatch_lint.analyzer.values import (
+    AMBIENT,
     EMPTY,
     UNKNOWN,
     Box,
@@ -31,6 +32,7 @@ from dispatch_lint.analyzer.values import (
     Const,
     Dev,
     Inst,
+    PartialCall,
     ProgramAtom,
     Ref,
     Step,
@@ -38,6 +40,9 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    Traced,
+    TracedFunction,
+    TraceTransform,
     Tup,
     Value,
     is_tensorish,
@@ -81,6 +86,14 @@ class Calls:
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
         out = EMPTY
         tensors = receiver.filter(is_tensorish)
+        if tensors and self.program.traced:
+            out = out.join(self.traced_method(tensors, name, args, kwargs, node))
+            tensors = tensors.filter(lambda a: not isinstance(a, Traced))
+        if name in CONTAINER_MUTATORS and self.program.traced:
+            added = self.added_by(name, args, node)
+            kept = self.note_store(receiver, added, node, "`{code}`")
+            if kept is not added:
+                args = (*args[:-1], kept) if name not in ("extend", "update") else args
         if name in CONTAINER_MUTATORS:
             # A parameter may be a container the caller owns: replay the write at each call.
             for atom, trace in tensors.items():
@@ -95,7 +108,7 @@ class Calls:
                 if objects:
                     out = out.join(self.call_attribute(objects, name, args, kwargs, node))
                 continue
-            if isinstance(atom, Ten):
+            if isinstance(atom, (Ten, Traced)):
                 continue
             if isinstance(atom, Ref):
                 out = out.join(self.call_value(self.attribute_of(atom, trace, name, node),
@@ -165,6 +178,14 @@ class Calls:
             objects = self.objects_of(atom, node)
             if objects:
                 return self.call_value(objects, args, kwargs, node)
+        if isinstance(atom, TracedFunction):
+            return program.call_traced_function(self, atom, args, kwargs, node)
+        if isinstance(atom, TraceTransform):
+            return self.apply_transform(atom, args, kwargs, node)
+        if isinstance(atom, PartialCall):
+            fixed_kwargs = dict(atom.kwargs)
+            fixed_kwargs.update(kwargs)
+            return self.call_value(atom.func, (*atom.args, *args), fixed_kwargs, node)
         return Value.of(UNKNOWN)
 
     def objects_of(self, atom: Sym, node: cst.CSTNode) -> Value:
@@ -181,22 +202,40 @@ class CallModel:
 
     def apply(self, info: FuncInfo, run: FunctionRun, receiver: Value | None,
               args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
-              closure: Closure | None = None) -> Value:
+              closure: Closure | None = None, chain: tuple[object, ...] = (),
+              offset: int = 0) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
-        with the arguments; its pending events are judged here, its effects replayed."""
+        with the arguments; its pending events are judged here, its effects replayed.
+        ``chain``: transforms around the function (``jax.jit(f)``), whose options count
+        parameters from ``offset`` (see :mod:`.traces`)."""
         self_cls: Inst | Cls | None = None
         if info.cls is not None and receiver is not None:
             # one summary per receiver: its class decides overrides, its site its fields
             receivers = [a for a in receiver if isinstance(a, (Inst, Cls))]
             if len(receivers) > 1:
                 return join_all(
-                    self.apply(info, run, Value.of(r), args, kwargs, node, closure)
+                    self.apply(info, run, Value.of(r), args, kwargs, node, closure, chain,
+                               offset)
                     for r in receivers
                 )
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
                 self_cls = receivers[0]
         bound = self._bind(info, run, node, receiver, args, kwargs)
+        if self.traced:
+            if info.transforms or chain:
+                transforms = info.transforms + chain
+                return self.apply_traced(info, run, bound, node, closure, self_cls,
+                                         transforms, offset if chain else 0)  # type: ignore[arg-type]
+            ambient = run.ambient()
+            if ambient:
+                bound[AMBIENT] = ambient
         summary = self.summary(info, closure, self_cls, self._context(info, bound))
+        return self.instantiate_summary(info, run, summary, bound, node, closure)
+
+    def instantiate_summary(self, info: FuncInfo, run: FunctionRun, summary: Summary,
+                    bound: dict[int, Value], node: cst.CSTNode,
+                    closure: Closure | None = None) -> Value:
+        """``summary`` of ``info`` instantiated at ``node`` of ``run`` with ``bound``."""
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:
@@ -213,6 +252,8 @@ class CallModel:
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
+            if self.traced:
+                new_value = run.note_store(new_target, new_value, node, "`{code}`")
             if proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value)
             elif proj.startswith("item:"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dispatch_lint.analyzer import model
+from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name, is_constant_false, is_constant_true
 from dispatch_lint.analyzer.values import (
@@ -119,8 +119,10 @@ class Conditions:
         return None
 
     def is_runtime_call(self, call: cst.Call, name: str, state: State) -> bool:
+        if not self.program.dispatch_runtime:
+            return False
         func = self.eval_quiet(call.func, state)
-        return any(isinstance(a, Ref) and model.runtime_name(a.qualname) == name for a in func)
+        return any(isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == name for a in func)
 
     def eval_quiet(self, node: cst.BaseExpression, state: State) -> Value:
         """Evaluate a callee expression (a name or attribute chain) without side effects."""

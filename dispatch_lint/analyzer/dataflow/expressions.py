@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.analyzer import model
+from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.bounds import MAX_PROJECTION
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import operator_symbol
@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    Traced,
     Tup,
     Value,
     devices_clash,
@@ -90,6 +91,8 @@ class Expressions:
         out = EMPTY
         for atom, trace in obj.items():
             out = out.join(self.attribute_of(atom, trace, name, node))
+        if self.outside and any(a in self.outside for a in obj):
+            self.note_outside(out)  # a field of an object from before the trace
         return out or Value.of(UNKNOWN)
 
     def attribute_of(self, atom: object, trace: Trace | None, name: str,
@@ -109,7 +112,7 @@ class Expressions:
                 return Value.of(atom, trace)
             return Value.of(UNKNOWN)
         if isinstance(atom, Sym):
-            if name in model.NON_TENSOR_ATTRIBUTES:
+            if name in dispatch.NON_TENSOR_ATTRIBUTES:
                 return Value.of(UNKNOWN)
             if name in ("T", "mT"):
                 return Value.of(atom, trace)
@@ -119,6 +122,8 @@ class Expressions:
             return self.program.instance_attribute(atom, name, self, node)
         if isinstance(atom, Cls):
             return self.program.class_attribute(atom, name, self)
+        if isinstance(atom, Traced):
+            return self.traced_attribute(atom, trace, name)
         if isinstance(atom, Dev):
             if name == "inner" and atom.inner is not None:
                 return Value.of(atom.inner, trace)
@@ -161,7 +166,7 @@ class Expressions:
                 self.emit("read", (value,), "condition", node,
                           "used as a condition: `{code}`")
             return Value.of(UNKNOWN)
-        return value.filter(lambda a: isinstance(a, (Ten, Sym))) or Value.of(UNKNOWN)
+        return value.filter(is_tensorish) or Value.of(UNKNOWN)
 
     def expr_BooleanOperation(self, node: cst.BooleanOperation, state: State) -> Value:
         left = self.eval(node.left, state)
@@ -178,7 +183,7 @@ class Expressions:
         if isinstance(node.operator, cst.Modulo) and any(isinstance(a, Str) for a in left):
             # printf-style formatting: numeric conversions read the value
             if any(_PRINTF_NUMERIC.search(a.text) for a in left if isinstance(a, Str)):
-                self.read_arguments((right,), node)
+                self.read_arguments((right,), node, "printf")
             return Value.of(UNKNOWN)
         return self.binop(left, right, node, operator_symbol(node.operator))
 
@@ -195,6 +200,8 @@ class Expressions:
             if known is not None:
                 result = result.join(Value.of(Const(known)))
             elif isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                if self.program.traced and isinstance(comp.operator, (cst.In, cst.NotIn)):
+                    self.check_membership(left, right, node)
                 result = result.join(Value.of(UNKNOWN))
             else:
                 result = result.join(self.binop(left, right, node,
@@ -244,15 +251,17 @@ class Expressions:
             return self.project_sym(a, a_trace, ("with", b))
         return Value.of(a, a_trace).join(Value.of(b, b_trace))
 
-    def read_arguments(self, args: Sequence[Value], node: cst.CSTNode) -> None:
-        """A formatting call reads the data of the tensors among ``args`` (and in tuples)."""
+    def read_arguments(self, args: Sequence[Value], node: cst.CSTNode,
+                       detail: str = "format") -> None:
+        """A formatting call reads the data of the tensors among ``args`` (and in tuples);
+        ``detail`` is ``printf`` for ``%`` formatting."""
         for value in args:
             tensors = value.filter(is_tensorish)
             for atom in value:
                 if isinstance(atom, Tup):
                     tensors = tensors.join(join_all(atom.items).filter(is_tensorish))
             if tensors:
-                self.emit("read", (tensors,), "format", node, "formatted by `{code}`")
+                self.emit("read", (tensors,), detail, node, "formatted by `{code}`")
 
 
 #: printf conversions that read a number (``%s`` and ``%r`` only print the placeholder)

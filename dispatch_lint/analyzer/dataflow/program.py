@@ -27,6 +27,7 @@ from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
+from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
 from dispatch_lint.analyzer.summaries import EMPTY_SUMMARY, Summary
@@ -44,16 +45,26 @@ from dispatch_lint.analyzer.values import (
     Trace,
     Value,
 )
+from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
 
 
-class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
-    """All checked modules and the analysis state shared by their functions."""
+class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel):
+    """All checked modules and the analysis state shared by their functions.
+
+    ``models`` are the frameworks whose models apply (default: all); ``sources`` the checked
+    files' bytes, which say whether a traced framework is in play at all."""
 
     def __init__(self, files: Sequence[FileInfo], user: model.Model,
-                 judge: Callable[[Event], Iterable[Hit]]) -> None:
+                 judge: Callable[[Event], Iterable[Hit]],
+                 models: Iterable[FrameworkModel] = FRAMEWORKS,
+                 sources: Iterable[bytes] = ()) -> None:
         self.files = list(files)
         self.user = user
         self.rules_judge = judge
+        models = tuple(models)
+        #: whether the dispatch runtime's model applies (the ``frameworks`` setting)
+        self.dispatch_runtime = any(m.name == "dispatch" for m in models)
+        self.init_traces(models, sources)
         self.modules: dict[str, int] = {}
         for info in self.files:
             # The runtime is modelled, never analysed, even when its sources are checked.
@@ -228,13 +239,16 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return site
 
     def summary(self, info: FuncInfo, closure: Closure | None,
-                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = ()
-                ) -> Summary:
+                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = (),
+                trace: TraceSpec | None = None) -> Summary:
         """The summary of ``info`` (a closure: with its captured values; a method: for the
         receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
-        subclass's override and each instance's fields stay its own)."""
+        subclass's override and each instance's fields stay its own; ``trace``: its analysis
+        as traced by a framework, see :mod:`.traces`)."""
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
                                    context)
+        if trace is not None:
+            key += (trace,)
         dep = ("s", key)
         if key in self.done or key in self.in_progress:
             self.note_read(dep)
@@ -249,7 +263,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.in_progress.add(key)
         self.begin_unit(key)
         try:
-            summary = self._summarize(info, closure, self_cls, dict(context), key)
+            summary = self._summarize(info, closure, self_cls, dict(context), key, trace)
         except RecursionError:
             self.errors[info.file] = "internal error: code nested too deeply to analyse"
             summary = EMPTY_SUMMARY
@@ -270,18 +284,30 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return summary
 
     def _summarize(self, info: FuncInfo, closure: Closure | None,
-                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object
-                   ) -> Summary:
+                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object,
+                   trace: TraceSpec | None = None) -> Summary:
         captured = {name: value for name, value in closure.captured if name} if closure else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         run.param_context = context
         run.site_owner = key
         state = State()
+        trace_id = (info.key, trace)
+        if trace is not None:
+            run.trace = self.trace_state(info, trace, trace_id)
+            for value in captured.values():
+                run.note_outside(value)  # what a traced closure sees existed before the trace
         for index, param in enumerate(info.params):
+            traced = self.bind_traced_parameter(info, index, trace, trace_id) if (
+                trace is not None) else None
+            if traced is not None:
+                state.env[param.name] = traced
+                continue
             if index == 0 and info.cls is not None and info.kind in ("method", "property",
                                                                      "setter"):
                 state.env[param.name] = Value.of(self_cls or Inst(info.cls.key))
                 run.self_value = state.env[param.name]
+                if trace is not None:
+                    run.note_outside(run.self_value)
             elif index == 0 and info.cls is not None and info.kind == "classmethod":
                 state.env[param.name] = Value.of(self_cls or Cls(info.cls.key))
             else:

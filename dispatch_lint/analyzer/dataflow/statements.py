@@ -113,6 +113,11 @@ class Statements:
             self.declared_global.add(item.name.value)
         return state
 
+    def stmt_Nonlocal(self, stmt: cst.Nonlocal, state: State) -> State:
+        for item in stmt.names:
+            self.declared_nonlocal.add(item.name.value)
+        return state
+
     def stmt_Del(self, stmt: cst.Del, state: State) -> State:
         if isinstance(stmt.target, cst.Name):
             state.env.pop(stmt.target.value, None)
@@ -306,6 +311,10 @@ class Statements:
         info = self.program.define_function(stmt, self, state)
         if info.kind != "setter":  # a property's setter keeps the property under its name
             self.set_name(stmt.name.value, self.program.function_value(info), state)
+        if info.transforms:
+            # a decorated function is traced at its every call: check it as traced now
+            value = self.fresh_closures(self.program.function_value(info), state)
+            self.program.enter_traces(self, value, ())
         return state
 
     def stmt_ClassDef(self, stmt: cst.ClassDef, state: State) -> State:
@@ -321,6 +330,8 @@ class Statements:
             self.unpack(target, value, state)
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, state)
+            if self.program.traced:
+                value = self.note_store(obj, value, target, "`{code}`")
             stored = value.map_traces(self.step(target, "stored in `{code}`"))
             self.store_attr(obj, target.attr.value, stored)
             if isinstance(target.value, cst.Name):
@@ -328,6 +339,8 @@ class Statements:
                 state.env[f"{target.value.value}.{target.attr.value}"] = stored
         elif isinstance(target, cst.Subscript):
             obj = self.eval(target.value, state)
+            if self.program.traced:
+                value = self.note_store(obj, value, target, "`{code}`")
             key = self.subscript_key(target, state)
             self.store_item(obj, key, value.map_traces(
                 self.step(target, "stored in `{code}`")))
