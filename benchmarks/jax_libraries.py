@@ -115,16 +115,21 @@ def unpack(name: str, wheel: Path, folder: Path) -> Path:
     return root
 
 
-def lint(name: str, root: Path) -> LintRun:
-    """dispatch-lint on the package folder, from its import root, in a fresh process."""
+def lint(name: str, root: Path, timeout: float = 600.0) -> LintRun:
+    """dispatch-lint on the package folder, from its import root, in a fresh process (given
+    up after ``timeout`` seconds, reported as an error)."""
     files = sorted((root / name).rglob("*.py"))
     lines = sum(path.read_bytes().count(b"\n") for path in files)
     start = time.perf_counter()
-    run = subprocess.run(
-        [sys.executable, "-m", "dispatch_lint", "--no-cache", "--jobs", "1", "--format",
-         "json", name],
-        cwd=root, capture_output=True, text=True, check=False, timeout=900,
-    )
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "dispatch_lint", "--no-cache", "--jobs", "1", "--format",
+             "json", name],
+            cwd=root, capture_output=True, text=True, check=False, timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return LintRun(name, len(files), lines, (), (f"timed out after {timeout:.0f} s",),
+                       time.perf_counter() - start)
     seconds = time.perf_counter() - start
     if run.returncode not in (0, 1) and not run.stdout.startswith("{"):
         return LintRun(name, len(files), lines, (), (run.stderr.strip() or "no output",),
@@ -149,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (median)")
     parser.add_argument("--only", nargs="+", choices=sorted(LIBRARIES), default=list(LIBRARIES))
     parser.add_argument("--wheels", type=Path, help="use (and fill) this folder of wheels")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per lint run")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="jax-libraries-") as temporary:
@@ -166,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             root = unpack(name, wheels[name], work)
             runs, parses = [], []
             for _ in range(args.repeat):  # interleaved: a busy machine slows both alike
-                runs.append(lint(name, root))
+                runs.append(lint(name, root, args.timeout))
                 parses.append(parse_only(name, root))
             run = runs[0]
             print(f"\n{name} {LIBRARIES[name]}: {run.files} files, {run.lines:,} lines, "

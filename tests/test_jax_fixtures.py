@@ -144,9 +144,7 @@ def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
     check_findings_equal_marks(fixture)
 
 
-@pytest.mark.parametrize(
-    "fixture", [pytest.param(f, id=f.name) for f in JAX_FIXTURES if f.trace_marks]
-)
+@parametrize_for("analyzer", [f for f in JAX_FIXTURES if f.trace_marks])
 def test_traces_show_the_path_through_callees(fixture: Fixture) -> None:
     check_traces_pass_the_marks(fixture)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, TraceStep
 from dispatch_lint.catalog import RULES_BY_ID
+from dispatch_lint.frameworks import NAMES, get_model
 
 __all__ = [
     "CONFIRMED",
@@ -181,6 +182,7 @@ def merge_trips(
                 steps.append(TraceStep(shown, line, 1, f"{origin.born} at {where}"))
         steps.append(TraceStep(shown, line, 1, RUNTIME_ONLY))
         raised = next((t.error for t in seen if t.error), None) or spec.runtime_error
+        sentence = _sentence(spec.id, seen[0].framework)
         merged.append(
             Diagnostic(
                 path=shown,
@@ -189,10 +191,20 @@ def merge_trips(
                 rule=spec.id,
                 name=spec.name,
                 severity=spec.severity,
-                message=f"{spec.message} (raised at run time: {raised})",
+                message=f"{sentence} (raised at run time: {raised})",
                 end_line=line,
                 end_column=1,
                 trace=tuple(steps),
             )
         )
     return tuple(sorted(merged))
+
+
+def _sentence(rule_id: str, framework: str) -> str:
+    """The first sentence of a finding of ``rule_id`` on ``framework``'s values: the catalog's,
+    unless it names another framework's values (DL003 speaks of capture tensors)."""
+    spec = RULES_BY_ID[rule_id]
+    if framework == "dispatch" or framework not in NAMES:
+        return spec.message
+    model = get_model(framework)
+    return model.message if model.message and rule_id == "DL003" else spec.message

@@ -160,14 +160,17 @@ def test_suppressions_apply_to_what_only_the_run_saw(
 def test_a_jax_trip_only_the_run_saw_names_jaxs_error_and_the_traced_function(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project / "step.py").write_text("import jax\n\n@jax.jit\ndef step(x):\n    return float(x)\n")
+    # `convert` is unknown to the static analysis: only the run saw it read the tracer.
+    (project / "step.py").write_text(
+        "import jax\nfrom host import convert\n\n@jax.jit\ndef step(x):\n    return convert(x)\n"
+    )
     trips = _trips(
         project / "t.jsonl",
         {
             "rule": "DL003",
             "file": str(project / "step.py"),
-            "line": 5,
-            "origin": {"file": str(project / "step.py"), "line": 3},
+            "line": 6,
+            "origin": {"file": str(project / "step.py"), "line": 4},
             "framework": "jax",
             "error": "ConcretizationTypeError",
         },
@@ -175,9 +178,9 @@ def test_a_jax_trip_only_the_run_saw_names_jaxs_error_and_the_traced_function(
     code, document, _ = _json(capsys, "--trips", str(trips), "step.py")
     assert code == 1
     (finding,) = document["diagnostics"]
-    assert (finding["line"], finding["rule"]) == (5, "DL003")
+    assert (finding["line"], finding["rule"]) == (6, "DL003")
     assert finding["message"].endswith("(raised at run time: ConcretizationTypeError)")
     assert [(s["line"], s["message"]) for s in finding["trace"]] == [
-        (3, "the function JAX was tracing here (seen at run time)"),
-        (5, RUNTIME_ONLY),
+        (4, "the function JAX was tracing here (seen at run time)"),
+        (6, RUNTIME_ONLY),
     ]
