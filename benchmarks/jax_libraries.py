@@ -40,7 +40,23 @@ LIBRARIES = {
 #: Findings judged by reading the code (and, where it could be shown, by running JAX on it):
 #: (library, path inside the wheel, line, rule) -> the judgement. A real bug stays listed
 #: here; a false positive must be fixed in the analyzer, not listed.
-JUDGED: dict[tuple[str, str, int, str], str] = {}
+JUDGED: dict[tuple[str, str, int, str], str] = {
+    ("optax", "optax/losses/_segmentation.py", 156, "DL003"): (
+        "real bug, shown by JAX: with apply_softmax=False the input check `if not "
+        "jnp.allclose(...)` raises TracerBoolConversionError under jax.jit (jax.jit(dice_loss, "
+        "static_argnames='apply_softmax')(p, t, apply_softmax=False)); the path shown, "
+        "jax.jit(dice_loss) with the default apply_softmax=True, never takes that branch"
+    ),
+    ("optax", "optax/losses/_segmentation.py", 160, "DL003"): (
+        "real bug, shown by JAX: under jax.grad with apply_softmax=False and predictions that "
+        "do not sum to 1, the message's f'{jnp.min(pred_sums):.6f}' raises TypeError "
+        "(unsupported format string passed to LinearizeTracer.__format__) instead of the "
+        "intended ValueError; the path shown (defaults) never takes that branch"
+    ),
+    ("optax", "optax/losses/_segmentation.py", 161, "DL003"): (
+        "real bug: the same message's f'{jnp.max(pred_sums):.6f}', as line 160"
+    ),
+}
 
 LIBCST_ONLY = """\
 import pathlib, sys
