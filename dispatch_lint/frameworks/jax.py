@@ -95,6 +95,27 @@ CONCRETE_ATTRIBUTES = frozenset(
     {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "aval", "weak_type", "sharding"}
 )
 
+#: Attributes of a tracer that are tracers (any other attribute says the value is not an
+#: array but a container of them, a pytree node: what it holds is not followed).
+TRACED_ATTRIBUTES = frozenset({"T", "mT", "at", "real", "imag", "flat"})
+
+#: Methods of a JAX array that give an array (the sinks apart: ``item``, ``tolist``).
+ARRAY_METHODS = frozenset(
+    {
+        "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "choose",
+        "clip", "compress", "conj", "conjugate", "copy", "cumprod", "cumsum", "cumulative_sum",
+        "diagonal", "dot", "flatten", "get", "max", "mean", "min", "nonzero", "prod", "ptp",
+        "ravel", "repeat", "reshape", "round", "searchsorted", "set", "add", "multiply",
+        "divide", "power", "sort", "squeeze", "std", "sum", "swapaxes", "take", "trace",
+        "transpose", "var", "view", "block_until_ready", "apply", "min", "max",
+        "__getitem__", "__add__", "__sub__", "__mul__", "__truediv__", "__neg__", "__abs__",
+        "__pow__", "__matmul__",
+    }
+)  # fmt: skip
+
+#: Pytree utilities: they restructure their arguments, they compute nothing.
+STRUCTURAL_NAMESPACES = ("jax.tree_util", "jax.tree")
+
 #: Call their function argument (position, then the positions of its arguments; None: all
 #: the others) the way Python would: traced only when their caller is.
 CALLS_THROUGH: dict[str, tuple[int, tuple[int, ...] | None]] = {
@@ -123,6 +144,10 @@ _BRANCH = (
 _STATIC_SIZE = (
     "sizes and shapes must be static: pass the value with static_argnums / static_argnames, "
     "or compute it from shapes (x.shape[0])"
+)
+_RETURN = (
+    "return the value from the traced function instead of storing it (print or log it "
+    "with jax.debug.print / jax.debug.callback)"
 )
 _FORMAT = (
     "print it with jax.debug.print('{x:.3f}', x=x) or log it with jax.debug.callback, or "
@@ -160,9 +185,8 @@ SINKS = sinks_table(
          "TypeError (Shapes must be 1D sequences of concrete values of integer type)",
          _STATIC_SIZE, _ONLY_ABSTRACT),
     Sink("size", "DL003", "ConcretizationTypeError", _STATIC_SIZE, _ONLY_ABSTRACT),
-    Sink("escape", "DL009", "UnexpectedTracerError",
-         "return the value from the traced function instead of storing it (print or log "
-         "it with jax.debug.print / jax.debug.callback)"),
+    Sink("escape", "DL009", "UnexpectedTracerError", _RETURN),
+    Sink("escape-set", "DL009", "TypeError (a tracer is unhashable)", _RETURN),
 )
 
 BUILTIN_SINKS = {
@@ -288,6 +312,9 @@ MODEL = FrameworkModel(
     traced_namespaces=TRACED_NAMESPACES,
     concrete_functions=CONCRETE_FUNCTIONS,
     concrete_attributes=CONCRETE_ATTRIBUTES,
+    same_kind_attributes=TRACED_ATTRIBUTES,
+    same_kind_methods=ARRAY_METHODS,
+    structural_namespaces=STRUCTURAL_NAMESPACES,
     calls_through=CALLS_THROUGH,
     callbacks=CALLBACKS,
     sinks=SINKS,

@@ -106,9 +106,11 @@ class FrameworkModel:
     trace functions; ``sources`` are calls whose result is data-less (by qualified name or,
     for the dispatch runtime, by the API name under its module).
     *Propagation*: inside a trace, the results of calls under ``traced_namespaces`` are
-    data-less too, except ``concrete_functions``; ``concrete_attributes`` of a data-less
-    value are concrete; ``same_kind_methods`` give a value of the same kind (an empty set:
-    every method but the sinks does); ``calls_through`` call their function argument with
+    data-less too, except ``concrete_functions`` and the ``structural_namespaces`` (which
+    only move their arguments around: pytree utilities); ``concrete_attributes`` of a
+    data-less value are concrete, ``same_kind_attributes`` and ``same_kind_methods`` give a
+    value of the same kind (an empty set of methods: every method but the sinks does);
+    ``calls_through`` call their function argument with
     the other arguments (``jax.lax.associative_scan``); ``callbacks`` call theirs later with
     concrete values (``jax.debug.callback``).
     *Sinks*: ``sinks`` by operation, with the call tables that lead to them
@@ -132,7 +134,9 @@ class FrameworkModel:
     traced_namespaces: tuple[str, ...] = ()
     concrete_functions: frozenset[str] = frozenset()
     concrete_attributes: frozenset[str] = frozenset()
+    same_kind_attributes: frozenset[str] = frozenset()
     same_kind_methods: frozenset[str] = frozenset()
+    structural_namespaces: tuple[str, ...] = ()
     calls_through: Mapping[str, tuple[int, tuple[int, ...] | None]] = field(
         default_factory=dict)
     callbacks: Mapping[str, int] = field(default_factory=dict)

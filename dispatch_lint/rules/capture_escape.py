@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
+from dispatch_lint.analyzer.values import Box, Cls, Inst, Value
 from dispatch_lint.catalog import rule
 from dispatch_lint.rules.base import Rule, traced_hit
 
@@ -39,7 +40,7 @@ class CaptureEscape(Rule):
     """
 
     spec = rule("DL009")
-    events = frozenset({"escape", "user_sink"})
+    events = frozenset({"escape", "escape_into", "user_sink"})
     VALID = (
         "import jax\n"
         "history = []\n"
@@ -88,9 +89,23 @@ class CaptureEscape(Rule):
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:
         yield from cls.user_sink_hits(event)
-        if event.kind != "escape":
+        if event.kind == "escape":
+            operation = event.detail
+        elif event.kind == "escape_into" and _holds(event.values[1], event.detail):
+            operation = "escape-set" if event.detail.endswith("-set") else "escape"
+        else:
             return
-        hit = traced_hit(cls.spec.id, event, event.values[0], "escape",
-                         f"a tracer is {SINK_TEXT}; using it after the trace raises {{error}}")
+        later = "a later use raises" if operation == "escape" else "storing it raises"
+        hit = traced_hit(cls.spec.id, event, event.values[0], operation,
+                         f"a tracer is {SINK_TEXT}; {later} {{error}}")
         if hit is not None:
             yield hit
+
+
+def _holds(target: Value, into: str) -> bool:
+    """Whether the value a traced function stored into (a static argument, as a call passes
+    it) keeps what it is given: a list, dict or set for a container store, an object for an
+    attribute store."""
+    if into.startswith("attribute"):
+        return any(isinstance(a, (Inst, Cls)) for a in target)
+    return any(isinstance(a, Box) for a in target)

@@ -64,49 +64,90 @@ CASES = [
         f(1.0)
     """),
     ("jit_conversions", """
-        @jax.jit
-        def f(x):
-            a = float(x)  # expect: DL003
-            b = int(x)  # expect: DL003
-            c = bool(x)  # expect: DL003
-            d = x.item()  # expect: DL003
-            e = x.tolist()  # expect: DL003
-            g = math.exp(x)  # expect: DL003
-            return x
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=1)
+        def f(x, mode):
+            if mode == 0:
+                return float(x)  # expect: DL003
+            if mode == 1:
+                return int(x)  # expect: DL003
+            if mode == 2:
+                return bool(x)  # expect: DL003
+            if mode == 3:
+                return x.item()  # expect: DL003
+            if mode == 4:
+                return x.tolist()  # expect: DL003
+            if mode == 5:
+                return math.exp(x)  # expect: DL003
+            return complex(x)  # expect: DL003
     """),
     ("jit_numpy", """
-        @jax.jit
-        def f(x):
-            a = np.asarray(x)  # expect: DL003
-            b = np.exp(x)  # expect: DL003
-            c = np.where(x > 0, x, 0)  # expect: DL003
+        from functools import partial
+
+        @partial(jax.jit, static_argnames="mode")
+        def f(x, mode):
+            if mode == 0:
+                return np.asarray(x)  # expect: DL003
+            if mode == 1:
+                return np.exp(x)  # expect: DL003
+            if mode == 2:
+                return np.where(x > 0, x, 0)  # expect: DL003
             d = np.sum(x)
-            e = np.mean(x) + np.reshape(x, (3,)).sum()
+            e = np.mean(x) + np.reshape(x, (3,)).sum() + np.shape(x)[0]
             return d + e
     """),
     ("jit_format", """
-        @jax.jit
-        def f(x):
-            print(f"{x:.3f}")  # expect: DL003
-            print(format(x, ".2f"))  # expect: DL003
-            print("{:.2f}".format(x))  # expect: DL003
-            print("%f" % x)  # expect: DL003
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=(1,))
+        def f(x, mode):
             print(x, str(x), repr(x), f"{x}", "%s" % x)
+            if mode == 0:
+                print(f"{x:.3f}")  # expect: DL003
+            elif mode == 1:
+                print(format(x, ".2f"))  # expect: DL003
+            elif mode == 2:
+                print("{:.2f}".format(x))  # expect: DL003
+            else:
+                print("%f" % x)  # expect: DL003
             return x
     """),
     ("jit_index_and_shapes", """
-        @jax.jit
-        def f(x, n):
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=2)
+        def f(x, n, mode):
             table = [1.0, 2.0, 3.0]
-            a = table[n]  # expect: DL003
-            b = list(range(n))  # expect: DL003
-            c = jnp.zeros(n)  # expect: DL003
-            d = jnp.ones((n, 3))  # expect: DL003
-            e = x.reshape(n)  # expect: DL003
-            g = jnp.arange(n)  # expect: DL003
-            h = x[:n]  # expect: DL003
             k = x[n]
-            return k
+            if mode == 0:
+                return table[n]  # expect: DL003
+            if mode == 1:
+                return list(range(n))  # expect: DL003
+            if mode == 2:
+                return jnp.zeros(n)  # expect: DL003
+            if mode == 3:
+                return jnp.ones((n, 3))  # expect: DL003
+            if mode == 4:
+                return x.reshape(n)  # expect: DL003
+            if mode == 5:
+                return jnp.arange(n)  # expect: DL003
+            if mode == 6:
+                return (1, 2)[n:]  # expect: DL003
+            return x[:n]  # expect: DL003
+    """),
+    ("a_raising_sink_ends_the_path", """
+        @jax.jit
+        def f(x):
+            a = float(x)  # expect: DL003
+            b = int(x)
+            return a + b
+
+        @jax.jit
+        def g(x):
+            if x.ndim > 1:
+                x = np.asarray(x)  # expect: DL003
+            return bool(x)  # expect: DL003
     """),
     ("concrete_inside_jit", """
         @jax.jit
@@ -130,6 +171,9 @@ CASES = [
             z = jnp.zeros(())
             if z > 0:  # expect: DL003
                 pass
+
+        @jax.jit
+        def g(x):
             k = jax.random.PRNGKey(0)
             return float(jax.random.normal(k, ()))  # expect: DL003
     """),
@@ -283,6 +327,7 @@ CASES = [
         def f(x):
             return x * float(x)  # expect: DL003
 
+        f.defjvp(lambda primals, tangents: (f(primals[0]), tangents[0]))
         f(1.0)
         jax.grad(f)(1.0)
         jax.jit(f)(1.0)
@@ -377,11 +422,15 @@ def test_helper_in_another_module_is_judged_in_its_caller_context() -> None:
 
         @jax.jit
         def f(x):
-            a = to_host(x)  # expect: DL003
+            return to_host(x)  # expect: DL003
+
+        @jax.jit
+        def g(x):
             return norm(x)  # expect: DL003
 
         print(norm(np.ones(3)), to_host(np.ones(3)))
         f(jnp.ones(3))
+        g(jnp.ones(3))
     """)
     check(main, helpers=helpers)
 

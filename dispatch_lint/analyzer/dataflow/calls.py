@@ -89,11 +89,13 @@ class Calls:
         if tensors and self.program.traced:
             out = out.join(self.traced_method(tensors, name, args, kwargs, node))
             tensors = tensors.filter(lambda a: not isinstance(a, Traced))
-        if name in CONTAINER_MUTATORS and self.program.traced:
-            added = self.added_by(name, args, node)
-            kept = self.note_store(receiver, added, node, "`{code}`")
-            if kept is not added:
-                args = (*args[:-1], kept) if name not in ("extend", "update") else args
+        if name in CONTAINER_MUTATORS and self.program.traced and any(
+                isinstance(a, Box) or isinstance(a, Sym) and self.trace is not None
+                for a in receiver):
+            added = self.added_by(name, args, node).join(join_all(kwargs.values()))
+            kept = self.note_store(receiver, added, node, "`{code}`", hashed=name == "add")
+            if kept is not added and args and name not in ("extend", "update"):
+                args = (*args[:-1], kept)
         if name in CONTAINER_MUTATORS:
             # A parameter may be a container the caller owns: replay the write at each call.
             for atom, trace in tensors.items():
@@ -203,7 +205,7 @@ class CallModel:
     def apply(self, info: FuncInfo, run: FunctionRun, receiver: Value | None,
               args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
               closure: Closure | None = None, chain: tuple[object, ...] = (),
-              offset: int = 0) -> Value:
+              offset: int = 0, fixed_names: frozenset[str] = frozenset()) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed.
         ``chain``: transforms around the function (``jax.jit(f)``), whose options count
@@ -215,7 +217,7 @@ class CallModel:
             if len(receivers) > 1:
                 return join_all(
                     self.apply(info, run, Value.of(r), args, kwargs, node, closure, chain,
-                               offset)
+                               offset, fixed_names)
                     for r in receivers
                 )
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
@@ -223,9 +225,10 @@ class CallModel:
         bound = self._bind(info, run, node, receiver, args, kwargs)
         if self.traced:
             if info.transforms or chain:
-                transforms = info.transforms + chain
+                passed = self.passed_parameters(info, receiver, args, kwargs)
                 return self.apply_traced(info, run, bound, node, closure, self_cls,
-                                         transforms, offset if chain else 0)  # type: ignore[arg-type]
+                                         info.transforms + chain,  # type: ignore[arg-type]
+                                         offset if chain else 0, passed, fixed_names)
             ambient = run.ambient()
             if ambient:
                 bound[AMBIENT] = ambient
@@ -233,9 +236,10 @@ class CallModel:
         return self.instantiate_summary(info, run, summary, bound, node, closure)
 
     def instantiate_summary(self, info: FuncInfo, run: FunctionRun, summary: Summary,
-                    bound: dict[int, Value], node: cst.CSTNode,
-                    closure: Closure | None = None) -> Value:
-        """``summary`` of ``info`` instantiated at ``node`` of ``run`` with ``bound``."""
+                            bound: dict[int, Value], node: cst.CSTNode,
+                            closure: Closure | None = None, traced: bool = False) -> Value:
+        """``summary`` of ``info`` instantiated at ``node`` of ``run`` with ``bound``
+        (``traced``: a traced analysis, which judged its own stores)."""
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:
@@ -244,16 +248,25 @@ class CallModel:
         subst = Substitution(self, run, info, summary, bound, node)
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
+            if event.kind == "escape_into":
+                # a traced function storing into a static argument: found where it stores,
+                # once the call says what the argument is
+                self.judge(Event(event.kind, values, event.detail, event.file, event.node,
+                                 event.sink, event.rule, event.anchor), fresh=None)
+                continue
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor)
-            self.judge(moved, fresh=subst.fresh)
+            if self.judge(moved, fresh=subst.fresh) and run.trace is not None:
+                run.note_raised(moved)
             if any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
-            if self.traced:
-                new_value = run.note_store(new_target, new_value, node, "`{code}`")
+            if self.traced and not traced:
+                new_value = run.note_store(new_target, new_value, node, "`{code}`",
+                                           into="attribute" if proj.startswith("attr:")
+                                           else "container")
             if proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value)
             elif proj.startswith("item:"):

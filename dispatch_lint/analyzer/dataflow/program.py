@@ -326,17 +326,21 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             ret = ret.join(Value.of(UNKNOWN))
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key)
 
-    def judge(self, event: Event, fresh: set[object] | None) -> None:
+    def judge(self, event: Event, fresh: set[object] | None) -> bool:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``
-        atoms when the event comes from a callee, so no finding is reported twice)."""
+        atoms when the event comes from a callee, so no finding is reported twice). Whether
+        there was one."""
+        found = False
         for hit in self.rules_judge(event):
             if fresh is not None and not any(c in fresh for c in hit.culprits):
                 continue
+            found = True
             key = (hit.rule, event.file, id(event.node))
             findings = self.unit_stack[-1].findings
             old = findings.get(key)
             if old is None or _trace_len(hit.trace) < _trace_len(old.hit.trace):
                 findings[key] = Finding(hit, event)
+        return found
 
 
 def _trace_len(trace: Trace | None) -> int:

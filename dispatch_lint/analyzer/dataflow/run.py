@@ -83,6 +83,9 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         #: set when this run is a traced analysis (:mod:`.traces`)
         self.trace: TraceState | None = None
         self._ambient: Value | None = None
+        #: the statement that raises on every path through it (a tracer reached a sink that
+        #: breaks on it, in a traced analysis): the path ends there (see ``run_block``)
+        self.raised_at: cst.CSTNode | None = None
         #: objects that existed before the trace this run is in (what is stored in them
         #: outlives it): read from globals, captured by a traced closure, a traced receiver
         self.outside: set[object] = set()
@@ -100,7 +103,8 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor)
-        self.program.judge(event, fresh=None)
+        if self.program.judge(event, fresh=None) and self.trace is not None:
+            self.note_raised(event)
         if any(isinstance(a, Sym) and (a.owner == self.owner or self.trace is not None)
                for v in values for a in v):
             # a traced analysis keeps the events over its caller's parameters too (a lax

@@ -53,6 +53,10 @@ class Statements:
                 return None  # dead code: statements after return/raise/break/continue
             self.anchor = stmt
             state = self.run_statement(stmt, state)
+            if self.raised_at is stmt:
+                # JAX raises here on every path (a traced analysis found a sink it breaks)
+                self.raised_at = None
+                state = None
         return state
 
     def run_statement(self, stmt: cst.CSTNode, state: State) -> State | None:
@@ -331,7 +335,7 @@ class Statements:
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, state)
             if self.program.traced:
-                value = self.note_store(obj, value, target, "`{code}`")
+                value = self.note_store(obj, value, target, "`{code}`", into="attribute")
             stored = value.map_traces(self.step(target, "stored in `{code}`"))
             self.store_attr(obj, target.attr.value, stored)
             if isinstance(target.value, cst.Name):

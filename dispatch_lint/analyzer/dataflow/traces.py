@@ -59,6 +59,7 @@ from dispatch_lint.analyzer.values import (
 from dispatch_lint.frameworks.model import ABSTRACT, CONCRETE, Body, FrameworkModel, Shape
 
 if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.analyzer.events import Event
     from dispatch_lint.analyzer.dataflow.program import Program
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
     from dispatch_lint.analyzer.dataflow.state import State
@@ -246,6 +247,27 @@ class TraceModel:
             return out
         return []
 
+    def resolve_captures(self, run: FunctionRun, closure: Closure | None,
+                         node: cst.CSTNode) -> Closure | None:
+        """A closure traced from ``run`` (a ``lax`` body, a function jitted in a factory),
+        its captured parameters of ``run`` joined with the functions and objects this
+        calling context passes for them: calls through them inside the trace resolve."""
+        if closure is None or not closure.captured or run.trace is not None and \
+                not run.param_context:
+            return closure
+        changed = False
+        captured = []
+        for name, value in closure.captured:
+            extra = EMPTY
+            for atom in value:
+                if isinstance(atom, Sym) and atom.owner == run.owner:
+                    extra = extra.join(run.objects_of(atom, node))
+            if extra:
+                value = value.join(extra)
+                changed = True
+            captured.append((name, value))
+        return Closure(closure.key, tuple(captured), closure.no_capture) if changed else closure
+
     def _receiver_class(self, callee: Callee) -> Inst | Cls | None:
         if callee.receiver is None or callee.info.cls is None:
             return None
@@ -345,9 +367,17 @@ class TraceModel:
                 continue
             offset = len(callee.fixed) + (1 if callee.receiver is not None else 0)
             kinds = self.traced_kinds(model, full, callee, offset)  # type: ignore[arg-type]
+            # Before any call, a parameter with a default may well never be passed (and a
+            # default is not traced): only those without one are surely tracers.
+            defaults = callee.info.defaults
+            kinds = {i: k for i, k in kinds.items() if i not in defaults
+                     and callee.info.params[i].kind in ("pos", "kwonly")}
             spec = self.trace_spec(model, full, kinds, None, None)  # type: ignore[arg-type]
             if spec.kinds or spec.ambient:
-                self.summary(callee.info, callee.closure, self._receiver_class(callee), (),
+                closure = self.resolve_captures(run, callee.closure, callee.info.node)
+                # untraced parameters keep their defaults: flags decide branches
+                context = self._context(callee.info, dict(defaults))
+                self.summary(callee.info, closure, self._receiver_class(callee), context,
                              trace=spec)
 
     def call_traced_function(self, run: FunctionRun, atom: TracedFunction,
@@ -359,15 +389,40 @@ class TraceModel:
             self.apply(callee.info, run, callee.receiver, (*callee.fixed, *args),
                        {**dict(callee.fixed_kwargs), **kwargs}, node, callee.closure,
                        chain=callee.chain,
-                       offset=len(callee.fixed) + (1 if callee.receiver is not None else 0))
+                       offset=len(callee.fixed) + (1 if callee.receiver is not None else 0),
+                       fixed_names=frozenset(name for name, _ in callee.fixed_kwargs))
         return run.framework_result(model, args, kwargs) if model else Value.of(UNKNOWN)
+
+    def passed_parameters(self, info: FuncInfo, receiver: Value | None,
+                          args: tuple[Value, ...], kwargs: dict[str, Value]) -> set[int]:
+        """The parameters a call passes (the others take their defaults, which a transform
+        does not trace)."""
+        params = info.params
+        start = 1 if info.cls is not None and info.kind in ("method", "property", "setter",
+                                                           "classmethod") else 0
+        if receiver is None and start and info.kind != "classmethod":
+            start = 0  # Class.method(obj, ...): the receiver is an argument
+        positional = [i for i in range(start, len(params)) if params[i].kind == "pos"]
+        passed = set(positional[:len(args)])
+        if len(args) > len(positional):
+            passed.update(i for i, p in enumerate(params) if p.kind == "star")
+        by_name = {p.name: i for i, p in enumerate(params) if p.kind in ("pos", "kwonly")}
+        for name in kwargs:
+            if name in by_name:
+                passed.add(by_name[name])
+            else:
+                passed.update(i for i, p in enumerate(params) if p.kind == "kwstar")
+        return passed
 
     def apply_traced(self, info: FuncInfo, run: FunctionRun, bound: dict[int, Value],
                      node: cst.CSTNode, closure: Closure | None, self_cls: Inst | Cls | None,
-                     chain: tuple[TraceTransform, ...], offset: int) -> Value:
+                     chain: tuple[TraceTransform, ...], offset: int,
+                     passed: set[int] | None = None,
+                     fixed_names: frozenset[str] = frozenset()) -> Value:
         """A call of a function under ``chain``: its traced analysis for this call,
         instantiated here; it returns what the framework returns (concrete outside a
-        trace, tracers of the caller's trace inside one)."""
+        trace, tracers of the caller's trace inside one). Only the ``passed`` parameters
+        are traced, less those fixed by name before the transform (``fixed_names``)."""
         model = self.transform_model(chain)
         if model is None:
             return Value.of(UNKNOWN)
@@ -385,11 +440,14 @@ class TraceModel:
                 bound[AMBIENT] = ambient
             summary = self.summary(info, closure, self_cls, self._context(info, bound))
             return self.instantiate_summary(info, run, summary, bound, node, closure)
-        callee = Callee(info, closure)
+        callee = Callee(info, closure, fixed_kwargs=tuple((n, EMPTY) for n in fixed_names))
         kinds = self.traced_kinds(model, plain, callee, offset)
+        if passed is not None:
+            kinds = {i: k for i, k in kinds.items() if i in passed}
         spec = self.trace_spec(model, plain, kinds, run, bound)
-        summary = self.summary(info, closure, self_cls, (), trace=spec)
-        self.instantiate_summary(info, run, summary, bound, node, closure)
+        closure = self.resolve_captures(run, closure, node)
+        summary = self.summary(info, closure, self_cls, self._context(info, bound), trace=spec)
+        self.instantiate_summary(info, run, summary, bound, node, closure, traced=True)
         values = [v for i, v in bound.items() if i != AMBIENT]
         return run.framework_result(model, tuple(values), {})
 
@@ -426,9 +484,10 @@ class TraceModel:
                 spec = TraceSpec(model.name, label, tuple(sorted(kinds.items())), ambient)
                 bound = self._bind(info, run, node, callee.receiver, callee.fixed,
                                    dict(callee.fixed_kwargs))
-                summary = self.summary(info, callee.closure, self._receiver_class(callee), (),
+                closure = self.resolve_captures(run, callee.closure, node)
+                summary = self.summary(info, closure, self._receiver_class(callee), (),
                                        trace=spec)
-                self.instantiate_summary(info, run, summary, bound, node, callee.closure)
+                self.instantiate_summary(info, run, summary, bound, node, closure, traced=True)
 
     def bind_traced_parameter(self, info: FuncInfo, index: int, spec: TraceSpec,
                               trace_id: object) -> Value | None:
@@ -563,6 +622,9 @@ class TraceCalls:
             return self.framework_result(model, (), {})
         if qualname in model.concrete_functions:
             return Value.of(UNKNOWN)
+        if any(qualname.startswith(prefix + ".") for prefix in model.structural_namespaces):
+            # pytree utilities move values around: their results are the arguments' tracers
+            return join_all(self.traced_part(v) for v in args) or Value.of(UNKNOWN)
         shape = model.shapes.get(qualname)
         if shape is not None:
             self.check_shape(model, shape, args, kwargs, node)
@@ -750,6 +812,8 @@ class TraceCalls:
                 self.emit("read", (traced,), operation, node, "read by `{code}`")
                 out = out.join(Value.of(UNKNOWN))
                 continue
+            if model.same_kind_methods and name not in model.same_kind_methods:
+                continue  # not an array method: the value is something else (a pytree node)
             out = out.join(traced)
             for value in (*args, *kwargs.values()):
                 out = out.join(value.filter(is_traced))
@@ -759,10 +823,12 @@ class TraceCalls:
         return out
 
     def traced_attribute(self, atom: Traced, trace: Trace | None, name: str) -> Value:
+        """An attribute of a tracer: the array attributes that are arrays give a tracer; the
+        others are concrete, or say the value is a container of tracers rather than one."""
         model = self.program.traced_models.get(atom.framework)
-        if model is not None and name in model.concrete_attributes:
-            return Value.of(UNKNOWN)
-        return Value.of(atom, trace)
+        if model is not None and name in model.same_kind_attributes:
+            return Value.of(atom, trace)
+        return Value.of(UNKNOWN)
 
     def check_subscript(self, node: cst.Subscript, obj: Value,
                         keys: list[tuple[str, Value]]) -> None:
@@ -783,6 +849,13 @@ class TraceCalls:
         if found and any(isinstance(a, (Box, Tup, Traced, Sym)) for a in right):
             self.emit("concretize", (found,), "condition", node,
                       "compared as a condition: `{code}`")
+
+    def note_raised(self, event: Event) -> None:
+        """A traced analysis found a sink its tracer breaks: the framework raises there, so
+        the statement ends every path through it (what follows never runs in the trace).
+        A stored tracer raises nothing yet."""
+        if event.kind != "escape":
+            self.raised_at = self.anchor
 
     # ------------------------------------------------------------------ escapes
 
@@ -807,23 +880,32 @@ class TraceCalls:
             elif isinstance(atom, Ref) and isinstance(atom.key, tuple) and \
                     atom.key[0] == "module":
                 return True
-            elif isinstance(atom, Sym) and self.trace is not None and atom.owner == self.owner:
-                return True  # a static argument: it comes from outside the trace
         return False
 
     def note_store(self, target: Value | None, value: Value, node: cst.CSTNode,
-                   where: str) -> Value:
+                   where: str, hashed: bool = False, into: str = "container") -> Value:
         """A store of ``value`` into ``target`` (None: a global or nonlocal name): when it
-        outlives the trace, the tracers in it escape (DL009). Returns what to store: the
+        outlives the trace, the tracers in it escape (DL009); ``hashed``: the store hashes
+        the value (``set.add``), which fails on a tracer at once. Returns what to store: the
         escaped tracers are left out, so that they are reported once, here."""
         if self.is_module:
             return value
         stored = self.escaping(value)
         if not stored:
             return value
+        if target is not None and self.trace is not None:
+            static = target.filter(lambda a: isinstance(a, Sym) and a.owner == self.owner)
+            if static:
+                # a static argument comes from outside the trace: whether it is a container
+                # (an object) the tracer can outlive the trace in, each call says
+                self.emit("escape_into", (stored, static), into + ("-set" if hashed else ""),
+                          node, "stored in " + where + ", which outlives the trace")
         if target is not None and not self.outlives_trace(target):
             return value
-        self.emit("escape", (stored,), where, node, "stored in " + where + ", which "
+        # a set hashes what it is given: a tracer fails there at once (TypeError)
+        operation = "escape-set" if hashed or target is not None and any(
+            isinstance(a, Box) and a.kind == "set" for a in target) else "escape"
+        self.emit("escape", (stored,), operation, node, "stored in " + where + ", which "
                   "outlives the trace")
         escaped = set(stored)
         return value.filter(lambda a: a not in escaped or isinstance(a, Sym)) or Value.of(
