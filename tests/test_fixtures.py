@@ -81,10 +81,6 @@ _PRIVATE_PREFIX = "dispatch_lint_fixture_"
 #: ``jax/<name>``; their "runtime" is JAX itself.
 KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
     # JAX fixtures that real JAX runs as marked, where the analyzer disagrees.
-    ("jax/clean_partial_fixed_args", "analyzer"): (
-        "an argument fixed by keyword with functools.partial before jax.jit is taken for a "
-        "tracer (the positional one is not)"
-    ),
     ("jax/jaxgridkit", "analyzer"): (
         "a NumPy array subscripted with a tracer (np.indices(shape)[:, mask]) converts it: "
         "TracerArrayConversionError; the analyzer does not model the subscript"
@@ -92,14 +88,6 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
     ("jax/clean_tree_utilities_in_trace", "analyzer"): (
         "jax.tree.map / jax.tree.leaves results are taken for tracers (they are what the "
         "mapped function returns: shapes stay ints), and isinstance(v, int) does not narrow"
-    ),
-    ("jax/clean_transformation_update", "analyzer"): (
-        "`optimizer.update(...)` on an object from outside the trace is taken for dict.update "
-        "storing a tracer (DL009); optax's GradientTransformation.update is such a method"
-    ),
-    ("jax/clean_pytree_keys_in_trace", "analyzer"): (
-        "the keys of a dict of tracers (`for key in kwargs`) and a NamedTuple's `_fields` are "
-        "taken for tracers"
     ),
     # Where JAX goes beyond FRAMEWORKS.md (the analyzer follows the contract; JAX is right).
     ("jax/clean_constants_unstaged", "analyzer"): (
@@ -111,10 +99,6 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
     ),
     ("jax/clean_custom_rules_under_grad", "analyzer"): (
         "under grad alone custom_jvp / custom_vjp functions are called on concrete primals"
-    ),
-    ("jax/clean_defaults_not_passed", "analyzer"): (
-        "jax.jit(f)(x) traces only the arguments passed: parameters left to their defaults "
-        "are Python values (FRAMEWORKS.md: every parameter but the static ones)"
     ),
 }
 

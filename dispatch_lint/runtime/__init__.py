@@ -16,8 +16,6 @@ Importing this package never imports the linter (libcst, rich): it is meant for 
 
 from __future__ import annotations
 
-import os
-
 from dispatch_lint.runtime import errors, guards, trips
 from dispatch_lint.runtime.autodiff import Gradients
 from dispatch_lint.runtime.capture import Program, export, replay
@@ -56,7 +54,7 @@ from dispatch_lint.runtime.tensor import (
 )
 
 # With a trip log asked for, the JAX tracer error that ends a script or a thread is logged too.
-if os.environ.get(trips.TRIPS_ENV):
+if trips.enabled():
     trips.install_exception_hooks()
 
 __all__ = [

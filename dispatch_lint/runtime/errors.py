@@ -184,7 +184,7 @@ ERRORS_BY_RULE: dict[str, type[DispatchError]] = {
 
 def _record_trip(rule_id: str, origin: Origin | None) -> None:
     """One line in the trip log (DISPATCH_LINT_TRIPS), at the user's line that broke the rule."""
-    if not os.environ.get(trips.TRIPS_ENV):
+    if not trips.enabled():
         return
     sink = user_origin()
     trips.append(

@@ -27,6 +27,7 @@ from typing import Any
 __all__ = [
     "TRIPS_ENV",
     "append",
+    "enabled",
     "install_exception_hooks",
     "jax_trip",
     "record_jax_error",
@@ -61,6 +62,11 @@ _LEAK_CREATED = re.compile(r"The leaked intermediate value was created on line (
 _MACHINERY = frozenset({"jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "dispatch_lint"})
 #: How far down ``__cause__`` / ``__context__`` a JAX error is looked for.
 _CHAIN_DEPTH = 8
+
+
+def enabled() -> bool:
+    """Whether a trip log is asked for (``DISPATCH_LINT_TRIPS`` names a file)."""
+    return bool(os.environ.get(TRIPS_ENV))
 
 
 def append(entry: dict[str, Any]) -> None:
@@ -113,7 +119,7 @@ def jax_trip(exc: BaseException) -> dict[str, Any] | None:
 
 def record_jax_error(exc: BaseException) -> bool:
     """Append the trip of ``exc`` if it is (or was caused by) a JAX tracer error."""
-    if not os.environ.get(TRIPS_ENV):
+    if not enabled():
         return False
     trip = jax_trip(exc)
     if trip is None:

@@ -31,13 +31,6 @@ def load_benchmark() -> ModuleType:
 bench = load_benchmark()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="chex/_src/fake_test.py:324 and :350, false positives: an argument fixed by "
-    "keyword with functools.partial, and a default the pmapped call leaves unpassed, are "
-    "taken for tracers (fixtures jax/clean_partial_fixed_args, jax/clean_defaults_not_passed)",
-)
 def test_a_real_jax_library_gets_no_unjudged_finding(tmp_path: Path) -> None:
     try:
         wheels = bench.download([LIBRARY], tmp_path)
