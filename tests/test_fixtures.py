@@ -89,6 +89,14 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
         "jax.tree.map / jax.tree.leaves results are taken for tracers (they are what the "
         "mapped function returns: shapes stay ints), and isinstance(v, int) does not narrow"
     ),
+    ("jax/clean_transformation_update", "analyzer"): (
+        "`optimizer.update(...)` on an optimizer the jitted function closes over is taken "
+        "for dict.update storing a tracer (DL009); as a static argument it is not"
+    ),
+    ("jax/clean_pytree_keys_in_trace", "analyzer"): (
+        "through jax.tree.map of a nested function, the keys bound by functools.partial and "
+        "`key in node._asdict()` are taken for tracers"
+    ),
     # Where JAX goes beyond FRAMEWORKS.md (the analyzer follows the contract; JAX is right).
     ("jax/clean_constants_unstaged", "analyzer"): (
         "under vmap or grad alone JAX stages nothing: jax.numpy results built from constants "
