@@ -36,7 +36,6 @@ import subprocess
 import sys
 import traceback
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

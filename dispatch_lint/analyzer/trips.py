@@ -1,8 +1,9 @@
 """Runtime trips fed back into the lint report (``dispatch-lint --trips FILE``).
 
 With ``DISPATCH_LINT_TRIPS=FILE`` set, every runtime guard that fires appends one JSON line
-``{"rule", "file", "line", "origin"}`` naming the user's line that broke the rule; JAX's tracer
-errors add ``"framework": "jax"`` and ``"error"``, JAX's class name
+``{"rule", "file", "line", "column", "end_line", "end_column", "origin"}`` naming the user's
+code that broke the rule (the columns, 1-based, are there when Python says them: 3.11 and
+later); JAX's tracer errors add ``"framework": "jax"`` and ``"error"``, JAX's class name
 (:mod:`dispatch_lint.runtime.trips` writes them). A static finding at the same file, line and
 rule is confirmed by the run; a trip no static finding matches is reported as a finding of its
 rule that only the run saw.
@@ -51,30 +52,31 @@ class Trip:
     line: int
     origin_file: str | None = None
     origin_line: int | None = None
+    #: where on the line (1-based; the end exclusive), when the run recorded it
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    origin_column: int | None = None
     framework: str = "dispatch"
     error: str | None = None
 
-    @property
-    def born(self) -> str:
-        """What the origin is, in the words of a trace step."""
-        if self.framework == "jax":
-            return "the function JAX was tracing"
-        return "the capture tensor was created"
 
-
-def _origin(origin: object) -> tuple[str | None, int | None]:
-    """The runtime writes ``{"file", "line"}``; a ``"file:line"`` string is accepted too."""
+def _origin(origin: object) -> tuple[str | None, int | None, int | None]:
+    """The runtime writes ``{"file", "line", "column"}``; a ``"file:line"`` string is
+    accepted too. (file, line, column), each None when unknown."""
     if isinstance(origin, Mapping) and origin.get("file"):
-        line = origin.get("line")
-        return str(origin["file"]), line if isinstance(
-            line, int
-        ) and line >= 1 else None
+        return str(origin["file"]), _number(origin.get("line")), _number(origin.get("column"))
     if isinstance(origin, str) and origin:
         file, _, line = origin.rpartition(":")
         if file and line.isdigit():
-            return file, int(line)
-        return origin, None
-    return None, None
+            return file, int(line), None
+        return origin, None, None
+    return None, None, None
+
+
+def _number(value: object) -> int | None:
+    """A positive line or column number, else None (a bool is not one)."""
+    return value if type(value) is int and value >= 1 else None
 
 
 def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
@@ -94,11 +96,17 @@ def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
             continue
         try:
             record = json.loads(raw)
+            origin_file, origin_line, origin_column = _origin(record.get("origin"))
             trip = Trip(
                 str(record["rule"]),
                 str(record["file"]),
                 int(record["line"]),
-                *_origin(record.get("origin")),
+                origin_file,
+                origin_line,
+                column=_number(record.get("column")),
+                end_line=_number(record.get("end_line")),
+                end_column=_number(record.get("end_column")),
+                origin_column=origin_column,
                 framework=str(record.get("framework") or "dispatch"),
                 error=str(record["error"]) if record.get("error") else None,
             )
@@ -162,49 +170,69 @@ def merge_trips(
 
     for (shown, line, rule_id), seen in by_place.items():
         spec = RULES_BY_ID[rule_id]
+        # The place the run recorded, else the start of the line.
+        at = next((t for t in seen if t.column is not None), seen[0])
+        column = at.column or 1
+        end_line, end_column = line, column
+        if at.end_line is not None and at.end_column is not None:
+            end_line, end_column = at.end_line, at.end_column
         steps = []
         origin = next((t for t in seen if t.origin_file is not None), None)
         if origin is not None and origin.origin_file is not None:
+            born = ("the function JAX was tracing" if origin.framework == "jax"
+                    else f"the {spec.origin} was created")
             origin_shown = checked.get(os.path.realpath(origin.origin_file))
             if origin_shown is not None and origin.origin_line is not None:
                 steps.append(
                     TraceStep(
                         origin_shown,
                         origin.origin_line,
-                        1,
-                        f"{origin.born} here (seen at run time)",
+                        origin.origin_column or 1,
+                        f"{born} here (seen at run time)",
                     )
                 )
             else:
                 where = origin.origin_file
                 if origin.origin_line is not None:
                     where += f":{origin.origin_line}"
-                steps.append(TraceStep(shown, line, 1, f"{origin.born} at {where}"))
-        steps.append(TraceStep(shown, line, 1, RUNTIME_ONLY))
+                steps.append(TraceStep(shown, line, column, f"{born} at {where}"))
+        steps.append(TraceStep(shown, line, column, RUNTIME_ONLY))
         raised = next((t.error for t in seen if t.error), None) or spec.runtime_error
-        sentence = _sentence(spec.id, seen[0].framework)
+        sentence, advice = _words(spec.id, seen[0].framework, raised)
+        headline = f"{sentence} (raised at run time: {raised})"
         merged.append(
             Diagnostic(
                 path=shown,
                 line=line,
-                column=1,
+                column=column,
                 rule=spec.id,
                 name=spec.name,
                 severity=spec.severity,
-                message=f"{sentence} (raised at run time: {raised})",
-                end_line=line,
-                end_column=1,
+                message=f"{headline}. Fix: {advice} ({spec.id} {spec.name}).",
+                end_line=end_line,
+                end_column=end_column,
                 trace=tuple(steps),
+                headline=headline,
+                help=advice,
             )
         )
     return tuple(sorted(merged))
 
 
-def _sentence(rule_id: str, framework: str) -> str:
-    """The first sentence of a finding of ``rule_id`` on ``framework``'s values: the catalog's,
-    unless it names another framework's values (DL003 speaks of capture tensors)."""
+def _words(rule_id: str, framework: str, raised: str) -> tuple[str, str]:
+    """The first sentence and the fix of a finding of ``rule_id`` on ``framework``'s values
+    that raised ``raised``: the catalog's, unless they speak of another framework's values
+    (DL003's speak of capture tensors). Then the sentence is the model's and the fix that of
+    its sinks raising ``raised``, or of its first sink of the rule when those disagree (JAX
+    raises a plain TypeError for format specs and for traced shapes alike)."""
     spec = RULES_BY_ID[rule_id]
-    if framework == "dispatch" or framework not in NAMES:
-        return spec.message
+    if rule_id != "DL003" or framework == "dispatch" or framework not in NAMES:
+        return spec.message, spec.fix
     model = get_model(framework)
-    return model.message if model.message and rule_id == "DL003" else spec.message
+    sinks = [sink for sink in model.sinks.values() if sink.rule == rule_id]
+    fixes = {s.fix for s in sinks if s.error.split(" ", 1)[0] == raised}
+    if len(fixes) == 1:
+        fix = fixes.pop()
+    else:
+        fix = sinks[0].fix if sinks else spec.fix
+    return model.message or spec.message, fix
