@@ -97,6 +97,11 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
         "through jax.tree.map of a nested function, the keys bound by functools.partial and "
         "`key in node._asdict()` are taken for tracers"
     ),
+    ("jax/clean_eval_shape_empty_argument", "analyzer"): (
+        "jax.eval_shape(f, ..., sample_shape=()) traces every parameter of f, even one given "
+        "a pytree without leaves (an empty tuple stays an empty tuple): distrax's "
+        "Distribution.dtype"
+    ),
     # Where JAX goes beyond FRAMEWORKS.md (the analyzer follows the contract; JAX is right).
     ("jax/clean_constants_unstaged", "analyzer"): (
         "under vmap or grad alone JAX stages nothing: jax.numpy results built from constants "

@@ -50,7 +50,7 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.checkpoint": _CHECKPOINT,
     "jax.remat": _CHECKPOINT,
     "jax.ad_checkpoint.checkpoint": _CHECKPOINT,
-    "jax.make_jaxpr": Transform(ABSTRACT, static=("static_argnums",)),
+    "jax.make_jaxpr": Transform(ABSTRACT, static=("static_argnums",), concrete_result=True),
     "jax.custom_jvp": _CUSTOM,
     "jax.custom_vjp": _CUSTOM,
 }
@@ -81,6 +81,7 @@ CONCRETE_FUNCTIONS = frozenset(
         "jax.numpy.result_type", "jax.numpy.finfo", "jax.numpy.iinfo", "jax.numpy.dtype",
         "jax.numpy.can_cast", "jax.numpy.promote_types", "jax.numpy.isdtype",
         "jax.numpy.iscomplexobj", "jax.numpy.isrealobj", "jax.numpy.isscalar",
+        "jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes",
         "jax.dtypes.canonicalize_dtype", "jax.dtypes.result_type", "jax.dtypes.issubdtype",
         "jax.tree_util.tree_structure", "jax.tree.structure", "jax.ShapeDtypeStruct",
         "jax.device_count", "jax.local_device_count", "jax.devices", "jax.local_devices",

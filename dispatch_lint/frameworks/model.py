@@ -64,7 +64,9 @@ class Transform:
     ``traced_default`` when it is not given (``grad``'s ``argnums=0``); ``unmapped`` the option
     whose ``None`` entries leave a parameter untraced (``vmap``'s ``in_axes``).
     ``concrete_inputs``: the function runs on concrete values unless its caller is traced
-    abstractly (``custom_jvp``)."""
+    abstractly (``custom_jvp``); ``concrete_result``: calling the transformed function gives
+    a description of the trace, never a traced value, even inside a trace
+    (``jax.make_jaxpr(f)(x)`` is a jaxpr)."""
 
     kind: str
     positional: tuple[str, ...] = ()
@@ -73,6 +75,7 @@ class Transform:
     traced_default: tuple[int, ...] = (0,)
     unmapped: str = ""
     concrete_inputs: bool = False
+    concrete_result: bool = False
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,14 @@ class Callee:
     fixed_kwargs: tuple[tuple[str, Value], ...] = ()
     chain: tuple[TraceTransform, ...] = ()
 
+    @property
+    def passed_before(self) -> int:
+        """How many leading positional parameters are filled before the call's arguments:
+        the fixed ones and the bound receiver (a static method reached through an instance
+        takes none)."""
+        receives = self.receiver is not None and self.info.kind != "staticmethod"
+        return len(self.fixed) + receives
+
 
 def _kind_max(a: str | None, b: str) -> str:
     return ABSTRACT if ABSTRACT in (a, b) else b
@@ -365,8 +373,7 @@ class TraceModel:
             model = self.transform_model(full)  # type: ignore[arg-type]
             if model is None:
                 continue
-            offset = len(callee.fixed) + (1 if callee.receiver is not None else 0)
-            kinds = self.traced_kinds(model, full, callee, offset)  # type: ignore[arg-type]
+            kinds = self.traced_kinds(model, full, callee, callee.passed_before)  # type: ignore[arg-type]
             # Before any call, a parameter with a default may well never be passed (and a
             # default is not traced): only those without one are surely tracers.
             defaults = callee.info.defaults
@@ -389,9 +396,12 @@ class TraceModel:
             self.apply(callee.info, run, callee.receiver, (*callee.fixed, *args),
                        {**dict(callee.fixed_kwargs), **kwargs}, node, callee.closure,
                        chain=callee.chain,
-                       offset=len(callee.fixed) + (1 if callee.receiver is not None else 0),
+                       offset=callee.passed_before,
                        fixed_names=frozenset(name for name, _ in callee.fixed_kwargs))
-        return run.framework_result(model, args, kwargs) if model else Value.of(UNKNOWN)
+        if model is None or any(model.transforms[t.qualname].concrete_result
+                                for t in atom.chain if t.qualname in model.transforms):
+            return Value.of(UNKNOWN)
+        return run.framework_result(model, args, kwargs)
 
     def passed_parameters(self, info: FuncInfo, receiver: Value | None,
                           args: tuple[Value, ...], kwargs: dict[str, Value]) -> set[int]:
@@ -448,6 +458,8 @@ class TraceModel:
         closure = self.resolve_captures(run, closure, node)
         summary = self.summary(info, closure, self_cls, self._context(info, bound), trace=spec)
         self.instantiate_summary(info, run, summary, bound, node, closure, traced=True)
+        if any(model.transforms[t.qualname].concrete_result for t in plain):
+            return Value.of(UNKNOWN)
         values = [v for i, v in bound.items() if i != AMBIENT]
         return run.framework_result(model, tuple(values), {})
 
@@ -474,11 +486,9 @@ class TraceModel:
         for value in functions:
             for callee in self.callees(run, value):
                 info = callee.info
-                start = 1 if callee.receiver is not None else 0
-                fixed = len(callee.fixed)
                 fixed_names = {name for name, _ in callee.fixed_kwargs}
                 positional = [i for i, p in enumerate(info.params) if p.kind == "pos"]
-                untraced = set(positional[:start + fixed])
+                untraced = set(positional[:callee.passed_before])
                 kinds = {i: kind for i, p in enumerate(info.params)
                          if i not in untraced and p.name not in fixed_names}
                 spec = TraceSpec(model.name, label, tuple(sorted(kinds.items())), ambient)
