@@ -15,18 +15,21 @@ JAX is never imported here: an exception can only be JAX's if ``jax`` is in ``sy
 
 from __future__ import annotations
 
+import itertools
 import json
+import linecache
 import os
 import re
 import sys
 import threading
 from collections.abc import Iterator
-from types import TracebackType
+from types import CodeType, TracebackType
 from typing import Any
 
 __all__ = [
     "TRIPS_ENV",
     "append",
+    "columns",
     "enabled",
     "install_exception_hooks",
     "jax_trip",
@@ -82,6 +85,32 @@ def append(entry: dict[str, Any]) -> None:
         pass
 
 
+def columns(code: CodeType, lasti: int, line: int) -> dict[str, int]:
+    """Where on ``line`` the instruction at byte offset ``lasti`` of ``code`` is: the
+    expression it runs (``column``, ``end_line``, ``end_column``: 1-based, in characters,
+    the end exclusive). Empty when Python does not say (before 3.11)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None or lasti < 0:
+        return {}
+    # One position per 2-byte code unit; lasti is the byte offset of the instruction.
+    here = next(itertools.islice(positions(), lasti // 2, None), None)
+    if here is None or None in here or here[0] != line:
+        return {}
+    start, end_line, column, end_column = here
+    file = code.co_filename
+    return {
+        "column": _characters(file, start, column) + 1,
+        "end_line": end_line,
+        "end_column": _characters(file, end_line, end_column) + 1,
+    }
+
+
+def _characters(file: str, line: int, byte_offset: int) -> int:
+    """A UTF-8 byte offset into ``line`` of ``file`` as a count of characters."""
+    text = linecache.getline(file, line)
+    return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+
 def jax_trip(exc: BaseException) -> dict[str, Any] | None:
     """The trip record for the JAX tracer error that is ``exc`` or caused it, or None.
 
@@ -97,11 +126,13 @@ def jax_trip(exc: BaseException) -> dict[str, Any] | None:
             continue
         message = str(error)
         used = _user_frame(error.__traceback__)
-        place = used
+        place = (used.tb_frame.f_code.co_filename, used.tb_lineno) if used else None
+        where = columns(used.tb_frame.f_code, used.tb_lasti, used.tb_lineno) if used else {}
         if rule == "DL009":
             created = _LEAK_CREATED.search(message)
             if created:
                 place = (created.group(1), int(created.group(2)))
+                where = {}
         if place is None:
             return None
         traced = _TRACED_FUNCTION.search(message)
@@ -110,6 +141,7 @@ def jax_trip(exc: BaseException) -> dict[str, Any] | None:
             "rule": rule,
             "file": place[0],
             "line": place[1],
+            **where,
             "origin": origin,
             "framework": "jax",
             "error": type(error).__name__,
@@ -171,9 +203,9 @@ def _rule_of(error: BaseException) -> str | None:
     return None
 
 
-def _user_frame(tb: TracebackType | None) -> tuple[str, int] | None:
-    """The innermost frame of ``tb`` that belongs to neither JAX, NumPy, this package nor the
-    standard library."""
+def _user_frame(tb: TracebackType | None) -> TracebackType | None:
+    """The innermost entry of ``tb`` whose frame belongs to neither JAX, NumPy, this package
+    nor the standard library."""
     found = None
     while tb is not None:
         frame = tb.tb_frame
@@ -184,6 +216,6 @@ def _user_frame(tb: TracebackType | None) -> tuple[str, int] | None:
             or module in sys.stdlib_module_names
             or filename.startswith("<")
         ):
-            found = (filename, tb.tb_lineno)
+            found = tb
         tb = tb.tb_next
     return found

@@ -124,16 +124,27 @@ def test_a_test_run_logs_its_jax_tracer_errors_and_lint_confirms_them(
         "leaked value", "store", "dynamic", "dynamic sink", "shape",
     )}
     place = lambda marker: {"file": path, "line": at[marker]}  # noqa: E731
+
+    def sink(marker: str, code: str) -> dict[str, object]:
+        """The place of ``code`` on the marked line: Python says where (3.11 and later)."""
+        if sys.version_info < (3, 11):
+            return place(marker)
+        column = USER_TESTS.splitlines()[at[marker] - 1].index(code) + 1
+        return {**place(marker), "column": column, "end_line": at[marker],
+                "end_column": column + len(code)}
+
     assert read_trips(jax_env) == [
-        {"rule": "DL003", **place("condition"), "origin": place("relu"),
+        {"rule": "DL003", **sink("condition", "x > 0"), "origin": place("relu"),
          "framework": "jax", "error": "TracerBoolConversionError"},
-        {"rule": "DL003", **place("helper sink"), "origin": place("summarize"),
-         "framework": "jax", "error": "TracerArrayConversionError"},
+        {"rule": "DL003", **sink("helper sink", "np.asarray(value)"),
+         "origin": place("summarize"), "framework": "jax",
+         "error": "TracerArrayConversionError"},
+        # JAX names only the line where the leaked value was created
         {"rule": "DL009", **place("leaked value"), "origin": place("remember"),
          "framework": "jax", "error": "UnexpectedTracerError"},
-        {"rule": "DL003", **place("dynamic sink"), "origin": place("dynamic"),
+        {"rule": "DL003", **sink("dynamic sink", "convert(x)"), "origin": place("dynamic"),
          "framework": "jax", "error": "TracerArrayConversionError"},
-        {"rule": "DL003", **place("shape"), "origin": place("shape"),
+        {"rule": "DL003", **sink("shape", "jnp.zeros(n)"), "origin": place("shape"),
          "framework": "jax", "error": "TypeError"},
     ]
 
