@@ -86,7 +86,8 @@ CONCRETE_FUNCTIONS = frozenset(
         "jax.device_count", "jax.local_device_count", "jax.devices", "jax.local_devices",
         "jax.process_index", "jax.process_count", "jax.default_backend",
         "jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint",
-        "jax.block_until_ready",
+        "jax.block_until_ready", "jax.lax.broadcast_shapes", "jax.numpy.broadcast_shapes",
+        "jax.eval_shape", "jax.typeof",
     }
 )  # fmt: skip
 

@@ -399,6 +399,42 @@ CASES = [
 
         run(jnp.ones(3))
     """),
+    ("escaped_tracer_is_not_read_again_outside", """
+        class Box:
+            def __init__(self):
+                self.value = 0.0
+
+        box = Box()
+
+        @jax.jit
+        def f(x):
+            box.value = x * 2  # expect: DL009
+            return x
+
+        f(1.0)
+        print(float(box.value))  # the escape is the finding, not each later use
+    """),
+    ("shape_queries_are_concrete", """
+        def g(x):
+            return x * 2
+
+        @jax.jit
+        def f(x):
+            out = jax.eval_shape(g, x)
+            if out:
+                return jnp.zeros(out.shape)
+            return x
+
+        f(jnp.ones(3))
+    """),
+    ("tracers_mix_in_arithmetic", """
+        @jax.jit
+        def f(x, y):
+            z = x * y + (x - y) / 2
+            return int(z)  # expect: DL003
+
+        f(1.0, 2.0)
+    """),
 ]
 
 

@@ -191,7 +191,23 @@ class TraceModel:
                 self.traced_models[model.name] = model
         #: whether any traced framework is in play (every hook asks this first)
         self.traced = bool(self.traced_models)
+        #: the keys of the traced analyses: what they make lives in their trace
+        self.traced_units: set[object] = set()
         self._owner_cache: dict[str, FrameworkModel | None] = {}
+
+    def heap_value(self, key: tuple[object, ...], value: Value) -> Value:
+        """What a heap slot keeps of ``value``: tracers only in the objects and containers a
+        traced analysis made (they die with the trace). Anywhere else a tracer has escaped
+        (reported where it is stored), or the slot is shared by objects made in many
+        contexts (a summary's, or one past the bound on sites): kept there, it would reach
+        code that runs outside any trace."""
+        if not any(isinstance(a, Traced) for a in value):
+            return value
+        site = key[2] if key[0] == "f" else key[1] if key[0] in ("b", "bk") else None
+        owner = getattr(site, "owner", None)
+        if owner is not None and owner in self.traced_units:
+            return value
+        return value.filter(lambda a: not isinstance(a, Traced))
 
     def traced_model_of(self, qualname: str) -> FrameworkModel | None:
         """The traced framework ``qualname`` belongs to, if any."""
@@ -601,6 +617,8 @@ class TraceCalls:
         body = model.bodies.get(qualname)
         if body is not None:
             self.program.trace_bodies(self, model, body, qualname, args, kwargs, node)
+            if qualname in model.concrete_functions:
+                return Value.of(UNKNOWN)  # jax.eval_shape: shapes and dtypes
             rest = tuple(v for i, v in enumerate(args) if i not in body.functions
                          and i not in body.sequences)
             return self.framework_result(model, rest, {})
@@ -863,7 +881,7 @@ class TraceCalls:
         """Objects in ``value`` existed before the trace (read from a global, captured, the
         receiver): what is stored in them outlives it."""
         for atom in value:
-            if isinstance(atom, (Box, Inst)):
+            if isinstance(atom, (Box, Inst)) and atom.site is not None:
                 self.outside.add(atom)
 
     def outlives_trace(self, target: Value) -> bool:
