@@ -1,19 +1,25 @@
-"""Linter speed (issue 8): ``dispatch-lint`` against baselines measured in the same run.
+"""Linter speed (issues 8 and 13): ``dispatch-lint`` against baselines measured in the same run.
 
-Two corpora:
+Four corpora:
 
-(a) a real package from the index that never uses the runtime: the ``accelerate`` wheel
-    (``pip download accelerate --no-deps`` into a temporary folder, never kept), or, when the
+(a) a real package from the index that never uses the runtime: the ``accelerate==1.15.0``
+    wheel (``pip download --no-deps`` into a temporary folder, never kept), or, when the
     index cannot be reached, an installed pure-Python package (``--package rich``);
-(b) ``fixtures/`` copied many times (``--copies 10``): code that uses the runtime throughout.
+(b) ``fixtures/`` copied many times (``--copies 10``): code that uses the runtime throughout;
+(c) the package of (a) beside one small runtime-using file that imports standard-library
+    modules the package also has modules named after (``step.py``, issue 13): linted
+    together against the two linted alone, in time and in peak memory;
+(d) ``--packages 10`` independent runtime-using packages whose module names share words
+    (``model``, ``train``, ``export``), with 1 job and 2 jobs.
 
 For each, in fresh subprocesses, medians of ``--repeat`` runs: dispatch-lint cold (no cache)
 with ``--jobs 1`` and with the default (all cores), a cold run that writes the cache and the
 warm rerun after it, and the baselines ``ast.parse`` only, libcst parse only, ``ruff check
 --select ALL --no-cache``, and Fixit and flake8 when installed. It prints the times, the ratios
-the goals are stated in, and PASS/MISS next to each goal. Nothing is asserted::
+the goals are stated in, and PASS/MISS next to each goal. Peak memory is the kernel's
+(``os.wait4``: the process and the workers it waited for). Nothing is asserted::
 
-    python benchmarks/lint_bench.py [--copies 10] [--repeat 3] [--package NAME]
+    python benchmarks/lint_bench.py [--copies 10] [--packages 10] [--repeat 3] [--package NAME]
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -71,37 +76,87 @@ class Corpus:
 
 @dataclass(frozen=True)
 class Timing:
-    """Medians of one measurement: wall time, and CPU time (user + system, workers
-    included), which a machine busy with other work disturbs less."""
+    """Medians of one measurement: wall time, CPU time (user + system, workers included),
+    which a machine busy with other work disturbs less, and peak resident memory (MiB)."""
 
     wall: float
     cpu: float
+    peak: float = 0.0
 
 
 def timed(
     command: list[str], cwd: Path, repeat: int, before: Callable[[], None] | None = None
 ) -> Timing:
     """``command`` run ``repeat`` times in ``cwd`` (``before`` each)."""
-    walls, cpus = [], []
+    walls, cpus, peaks = [], [], []
     for _ in range(repeat):
         if before is not None:
             before()
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        result = subprocess.run(command, cwd=cwd, capture_output=True, check=False)
+        process = subprocess.Popen(
+            command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+        _, status, usage = os.wait4(process.pid, 0)
         walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - used.ru_utime + after.ru_stime - used.ru_stime)
-        if result.returncode not in (0, 1):
-            tail = result.stderr.decode(errors="replace").strip().splitlines()[-1:]
-            print(
-                f"  warning: {' '.join(command[:4])} exited {result.returncode}: {tail}"
-            )
-    return Timing(statistics.median(walls), statistics.median(cpus))
+        cpus.append(usage.ru_utime + usage.ru_stime)
+        peaks.append(usage.ru_maxrss / 1024)  # KiB on Linux
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            tail = stderr.decode(errors="replace").strip().splitlines()[-1:]
+            print(f"  warning: {' '.join(command[:4])} exited {code}: {tail}")
+    return Timing(
+        statistics.median(walls), statistics.median(cpus), statistics.median(peaks)
+    )
 
 
 def dispatch_lint(*argv: str) -> list[str]:
     return [sys.executable, "-m", "dispatch_lint", "--format", "json", *argv, "."]
+
+
+#: The real package of (a) and (c), pinned: the figures compare across runs.
+ACCELERATE = "accelerate==1.15.0"
+
+#: (c): a small runtime-using file importing standard-library modules that accelerate also
+#: has modules named after (accelerate/logging.py, accelerate/utils/dataclasses.py, ...).
+STEP = """\
+import dataclasses
+import functools
+import logging
+
+from dispatch_lint import runtime as dispatch
+
+logger = logging.getLogger("train")
+
+
+@dataclasses.dataclass
+class Batch:
+    x: object
+    y: object
+
+
+def traced(fn):
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        logger.info("calling %s", fn.__name__)
+        return fn(*args, **kwargs)
+    return inner
+
+
+@traced
+def update(pred, target):
+    return ((pred - target) ** 2).sum().backward()
+
+
+if __name__ == "__main__":
+    cap = dispatch.Capture()
+    batch = Batch(dispatch.placeholder((4,), device=cap, name="p"), dispatch.zeros((4,), device=cap))
+    update(batch.x, batch.y)
+"""
+
+#: (d): the modules of each generated package, in import order (each imports the one before).
+TEAM_MODULES = ("data", "model", "layers", "train", "export", "serve")
 
 
 def accelerate_corpus(work: Path) -> Corpus | None:
@@ -112,7 +167,7 @@ def accelerate_corpus(work: Path) -> Corpus | None:
             "-m",
             "pip",
             "download",
-            "accelerate",
+            ACCELERATE,
             "--no-deps",
             "--quiet",
             "-d",
@@ -156,6 +211,61 @@ def fixtures_corpus(work: Path, copies: int) -> Corpus:
             ignore=shutil.ignore_patterns("__pycache__"),
         )
     return Corpus(f"(b) fixtures/ x{copies}", target)
+
+
+def mixed_corpus(plain: Corpus, work: Path) -> Corpus:
+    """(c): a copy of the package corpus with ``step.py`` beside its top package."""
+    target = work / "mixed"
+    shutil.copytree(plain.folder, target, ignore=shutil.ignore_patterns("__pycache__"))
+    (target / "step.py").write_text(STEP, encoding="utf-8")
+    return Corpus(f"(c) {plain.name[4:]} + step.py", target)
+
+
+def teams_corpus(work: Path, packages: int, functions: int = 30) -> Corpus:
+    """(d): ``packages`` independent packages; in each, every module's functions build
+    tensors on a capture or an autodiff device and hand them down a chain through the
+    package's other modules, so one package is one group of analysis work."""
+    target = work / "teams"
+    for number in range(packages):
+        package = target / f"team{number}"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text(
+            "".join(f"from . import {name}\n" for name in TEAM_MODULES), encoding="utf-8"
+        )
+        for index, name in enumerate(TEAM_MODULES):
+            (package / f"{name}.py").write_text(
+                team_module(f"team{number}", index, functions), encoding="utf-8"
+            )
+    return Corpus(f"(d) {packages} independent packages", target)
+
+
+def team_module(package: str, index: int, functions: int) -> str:
+    name = TEAM_MODULES[index]
+    lines = ["import logging", "", "from dispatch_lint import runtime as dispatch"]
+    previous = TEAM_MODULES[index - 1] if index else None
+    if previous:
+        lines.append(f"from {package} import {previous}")
+    lines += ["", "", "log = logging.getLogger(__name__)", ""]
+    for j in range(functions):
+        device = "dispatch.Capture()" if j % 3 == 0 else "dispatch.Autodiff(dispatch.NumPy())"
+        inner = f"{previous}.{previous}_{j}(scale)" if previous else "dispatch.ones((4,))"
+        lines += [
+            "",
+            f"def {name}_{j}(scale={j}):",
+            f"    device = {device}",
+            "    weights = dispatch.ones((4,), device=device) * scale",
+            f"    value = {inner}",
+            "    if scale > 10:",
+            "        value = value.to_device(device)",
+            "    total = (weights + value).sum()",
+            "    log.debug('step %s', scale)",
+            "    return total",
+            "",
+        ]
+    if index == len(TEAM_MODULES) - 1:
+        lines += ["", 'if __name__ == "__main__":']
+        lines += [f"    {name}_{j}().backward()" for j in range(0, functions, 5)]
+    return "\n".join(lines) + "\n"
 
 
 def measure(corpus: Corpus, repeat: int) -> dict[str, Timing]:
@@ -226,6 +336,11 @@ def report(
             f"  {what:<38} {timing.wall:7.2f} s {timing.wall / base:7.2f}x "
             f"{timing.cpu:7.2f} s"
         )
+    report_goals(goals)
+
+
+def report_goals(goals: list[tuple[str, float, float, str]]) -> None:
+    """Each goal with its value, its limit and PASS/MISS, then a blank line."""
     for label, value, limit, direction in goals:
         ok = value <= limit if direction == "<=" else value >= limit
         print(
@@ -249,6 +364,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--copies", type=int, default=10, help="copies of fixtures/ (b)"
+    )
+    parser.add_argument(
+        "--packages", type=int, default=10, help="independent packages (d)"
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement")
     parser.add_argument(
@@ -311,6 +429,51 @@ def main() -> None:
             f"  default jobs use {default.cpu / one.cpu:.2f}x the CPU of --jobs 1; "
             f"on idle cores the speed-up would be about "
             f"{min(cores, one.cpu * cores / default.cpu):.2f}x at most\n"
+        )
+
+        mixed = mixed_corpus(plain, work)
+        package = next(p.name for p in mixed.folder.iterdir() if (p / "__init__.py").is_file())
+        lint_one = ["--no-cache", "--jobs", "1", "--format", "json"]
+        runs = {
+            f"{package}/ alone": [package],
+            "step.py alone": ["step.py"],
+            f"{package}/ step.py together": [package, "step.py"],
+        }
+        times = {
+            what: timed([sys.executable, "-m", "dispatch_lint", *lint_one, *paths],
+                        mixed.folder, args.repeat)
+            for what, paths in runs.items()
+        }
+        together = times[f"{package}/ step.py together"]
+        alone = [times[f"{package}/ alone"], times["step.py alone"]]
+        print(mixed.describe())
+        for what, timing in times.items():
+            print(f"  {what:<38} {timing.wall:7.2f} s {timing.cpu:7.2f} s cpu "
+                  f"{timing.peak:7.1f} MiB peak")
+        report_goals([
+            ("(c) together / the two alone, wall", together.wall / sum(t.wall for t in alone),
+             2.0, "<="),
+            ("(c) together / the two alone, cpu", together.cpu / sum(t.cpu for t in alone),
+             2.0, "<="),
+            ("(c) peak together / the larger peak alone",
+             together.peak / max(t.peak for t in alone), 2.0, "<="),
+        ])
+
+        teams = teams_corpus(work, args.packages)
+        times = {
+            f"dispatch-lint --jobs {jobs} (cold)": timed(
+                dispatch_lint("--no-cache", "--jobs", str(jobs)), teams.folder, args.repeat
+            )
+            for jobs in (1, 2)
+        }
+        one, two = times["dispatch-lint --jobs 1 (cold)"], times["dispatch-lint --jobs 2 (cold)"]
+        print(teams.describe())
+        for what, timing in times.items():
+            print(f"  {what:<38} {timing.wall:7.2f} s {timing.cpu:7.2f} s cpu")
+        report_goals([("(d) speed-up of --jobs 2 over --jobs 1", one.wall / two.wall, 1.6, ">=")])
+        print(
+            f"  --jobs 2 uses {two.cpu / one.cpu:.2f}x the CPU of --jobs 1: on two idle cores "
+            f"the speed-up would be about {min(2.0, 2 * one.cpu / two.cpu):.2f}x at most\n"
         )
 
     version, bare = version_time(args.repeat)

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["RuleSpec", "RULES", "RULES_BY_ID", "RULES_BY_NAME", "rule", "HOME_URL", "markdown_rules"]
+__all__ = [
+    "GUARD_FIX",
+    "HOME_URL",
+    "RULES",
+    "RULES_BY_ID",
+    "RULES_BY_NAME",
+    "RuleSpec",
+    "markdown_rules",
+    "rule",
+]
 
 #: The project's home; each rule's documentation is a section of its README (see ``RuleSpec.url``).
 HOME_URL = "https://github.com/dispatch-lint/dispatch-lint"
@@ -31,6 +40,9 @@ class RuleSpec:
     message: str
     #: One line: how to fix it.
     fix: str
+    #: What the runtime error's origin is the birthplace of ("The capture tensor was created
+    #: at ...").
+    origin: str = "capture tensor"
 
     @property
     def slug(self) -> str:
@@ -93,6 +105,7 @@ RULES: tuple[RuleSpec, ...] = (
         message="Autodiff over a capture device",
         fix="capture on a plain Capture() device and differentiate after replay on "
         "Autodiff(NumPy())",
+        origin="capture device",
     ),
     RuleSpec(
         id="DL005",
@@ -143,6 +156,13 @@ RULES: tuple[RuleSpec, ...] = (
         fix="return the value from the traced function instead of storing it (print or log "
         "it with jax.debug.print / jax.debug.callback)",
     ),
+)
+
+#: The fix that guard errors (``CaptureGuardError``, rule DL001) and guard findings give: a
+#: guard stops a capture tensor at a boundary the user chose, not at an autodiff call.
+GUARD_FIX = (
+    "pass a real tensor there: replay the captured program first (dispatch.replay / "
+    "Program.run), or check is_capture(t) before the call"
 )
 
 RULES_BY_ID: dict[str, RuleSpec] = {r.id: r for r in RULES}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from dispatch_lint import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,3 +74,24 @@ def test_readme_configuration_example_is_accepted(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(toml, encoding="utf-8")
     (tmp_path / "clean.py").write_text("x = 1\n", encoding="utf-8")
     assert main([str(tmp_path / "clean.py"), "--config", str(tmp_path / "pyproject.toml")]) == 0
+
+
+def _shown_run(command: str) -> tuple[list[str], str]:
+    """The arguments and the output of the README's ``$ dispatch-lint ...`` example."""
+    after = README.split(f"$ dispatch-lint {command}\n", 1)[1]
+    return command.split(), after.split("\n```", 1)[0] + "\n"
+
+
+def test_readme_example_outputs_are_the_real_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dispatch_lint.analyzer.cli import main
+
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    (tmp_path / "example.py").write_text(readme_example(), encoding="utf-8")
+    for folder, command in ((tmp_path, "example.py"),
+                            (ROOT, "fixtures/autodiff_to_plain_move.py")):
+        monkeypatch.chdir(folder)
+        argv, shown = _shown_run(command)
+        main([*argv, "--no-cache"])
+        assert capsys.readouterr().out == shown, command

@@ -1,8 +1,9 @@
 """The results cache in ``.dispatch_lint_cache/`` beside the configuration (or the current folder).
 
 An entry is the engine's result for one group of files that may import each other (see
-:mod:`.parallel`), keyed by a hash of every file of the group (shown path, module name,
-content), the user's model (sources, sinks, sanitizers), the tool's version and a fingerprint
+:mod:`.project`), keyed by a hash of every file of the group (shown path, module name,
+content, whether it is named or read as context because a named file imports it, how its
+imports resolved), the user's model (sources, sinks, sanitizers), the tool's version and a fingerprint
 of the analyzer's own code. Editing a helper module therefore re-checks every file that imports
 it, and a reinstall or an edited checkout never reuses results of other code. Results are
 cached before selection and suppressions, which are cheap and applied on every run.
@@ -25,7 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
+from dispatch_lint.analyzer.diagnostics import (
+    Diagnostic,
+    Edit,
+    FileError,
+    Fix,
+    TraceStep,
+)
 from dispatch_lint.analyzer.parallel import FileToCheck, GroupResult
 
 __all__ = ["CACHE_DIR", "GroupKey", "ResultCache", "group_key"]
@@ -33,7 +40,7 @@ __all__ = ["CACHE_DIR", "GroupKey", "ResultCache", "group_key"]
 CACHE_DIR = ".dispatch_lint_cache"
 _RESULTS = "results.json"
 #: Bumped when the layout of the results file changes.
-_FORMAT = 1
+_FORMAT = 2
 #: Entries no run has used for this long are dropped when the file is rewritten.
 _KEEP_SECONDS = 30 * 24 * 3600
 #: A used entry's timestamp is refreshed (one rewrite) at most this often.
@@ -66,13 +73,17 @@ def group_key(files: Iterable[FileToCheck], model: str) -> GroupKey:
     contents = []
     for file in files:
         names.update(
-            b"\0%s\0%s\0"
+            b"\0%s\0%s\0%s\0"
             % (
                 file.path.encode("utf-8", "surrogateescape"),
                 (file.module or "").encode(),
+                b"context" if file.context else b"named",
             )
         )
         contents.append(hashlib.sha256(file.source).digest())
+        # How its imports were resolved: a module added or moved elsewhere in the project
+        # changes what the same bytes import.
+        contents.append(repr((file.imported_as, file.relative)).encode())
     slot = names.hexdigest()
     return GroupKey(
         slot, hashlib.sha256(slot.encode() + b"".join(contents)).hexdigest()
@@ -229,6 +240,9 @@ def _encode(result: GroupResult) -> dict[str, Any]:
                 d.end_column,
                 [[s.path, s.line, s.column, s.message] for s in d.trace],
                 list(d.notes),
+                d.headline,
+                d.help,
+                _encode_fix(d.fix),
             ]
             for d in result.diagnostics
         ],
@@ -237,9 +251,17 @@ def _encode(result: GroupResult) -> dict[str, Any]:
     }
 
 
+def _encode_fix(fix: Fix | None) -> list[Any] | None:
+    if fix is None:
+        return None
+    edits = [[e.line, e.column, e.end_line, e.end_column, e.content] for e in fix.edits]
+    return [fix.title, fix.applicability, edits]
+
+
 #: The types of a stored finding's fields before its trace and notes, and of a trace step's.
 _DIAGNOSTIC_FIELDS = (str, int, int, str, str, str, str, int, int)
 _STEP_FIELDS = (str, int, int, str)
+_EDIT_FIELDS = (int, int, int, int, str)
 
 
 def _decode(entry: dict[str, Any]) -> GroupResult:
@@ -247,13 +269,16 @@ def _decode(entry: dict[str, Any]) -> GroupResult:
     ``IndexError``) when anything in it has the wrong shape."""
     diagnostics = []
     for item in entry["diagnostics"]:
-        *fields, trace, notes = item
+        *fields, trace, notes, headline, advice, fix = item
         steps = tuple(TraceStep(*_typed(s, _STEP_FIELDS)) for s in trace)
         diagnostics.append(
             Diagnostic(
                 *_typed(fields, _DIAGNOSTIC_FIELDS),
                 trace=steps,
                 notes=tuple(_typed(notes, (str,) * len(notes))),
+                headline=_typed([headline], (str,))[0],
+                help=_typed([advice], (str,))[0],
+                fix=_decode_fix(fix),
             )
         )
     return GroupResult(
@@ -261,6 +286,13 @@ def _decode(entry: dict[str, Any]) -> GroupResult:
         tuple(FileError(*_typed(e, (str, str))) for e in entry["errors"]),
         tuple(FileError(*_typed(n, (str, str))) for n in entry["notes"]),
     )
+
+
+def _decode_fix(entry: Any) -> Fix | None:
+    if entry is None:
+        return None
+    title, applicability, edits = _typed(entry, (str, str, list))
+    return Fix(title, applicability, tuple(Edit(*_typed(e, _EDIT_FIELDS)) for e in edits))
 
 
 def _typed(values: Any, types: tuple[type, ...]) -> list[Any]:

@@ -1,7 +1,11 @@
 """``dispatch-lint [PATHS...]``: the command line, a thin layer over :mod:`.api`.
 
 Exit status: 0 no findings, 1 findings, 2 a usage or configuration error or a file that could
-not be checked (reported one line each on stderr; the other files are still checked).
+not be checked (reported one line each on stderr; the other files are still checked). With
+``--diff``: 1 when there is something to fix.
+
+``--fix`` is the one time the linter writes a checked file: it applies the fixes
+(:mod:`.fixes`), lints again and reports what remains.
 
 Only the standard library is imported up front: ``--version`` and a run over a folder without
 Python files never load libcst, rich or numpy.
@@ -17,17 +21,22 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import RenderableType
     from rich.live import Live
-    from rich.spinner import Spinner
 
     from dispatch_lint.analyzer.api import LintRun
     from dispatch_lint.analyzer.config import Config
+    from dispatch_lint.analyzer.diagnostics import Diagnostic
     from dispatch_lint.analyzer.trips import Trip
 
 __all__ = ["build_parser", "main"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github")
+#: The formats ``--statistics`` can be written in (text and concise print the same table).
+_STATISTICS_FORMATS = ("text", "concise", "json")
+#: ``--fix`` lints again after fixing; fixes that overlapped wait for the next round.
+_FIX_ROUNDS = 10
 #: Above this many files, a terminal shows what the run is doing while it works.
 _STATUS_THRESHOLD = 200
 #: Seconds between two redraws of the progress display.
@@ -74,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_selectors,
         action="extend",
         metavar="RULES",
-        help="check only these rules (replaces the configuration's select)",
+        help="check only these rules (replaces the configuration's select, ignore and "
+        "extend-select)",
     )
     selection.add_argument(
         "--ignore",
@@ -94,15 +104,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     output = parser.add_argument_group("output")
     output.add_argument(
+        "--output-format",
         "--format",
+        dest="output_format",
         choices=FORMATS,
         default="text",
-        help="output format (default: text)",
+        help="output format (default: text, framed findings; concise: one line each)",
     )
     output.add_argument(
         "--statistics",
         action="store_true",
-        help="text format: print how often each rule fired instead of each finding",
+        help="print how often each rule fired instead of each finding (text, concise or "
+        "json)",
     )
     output.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
@@ -116,6 +129,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-suppressed",
         action="store_true",
         help="SARIF: include suppressed findings, marked as suppressed",
+    )
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe fixes to the files (the only time the linter writes them), "
+        "then report what remains",
+    )
+    fixing.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, apply the unsafe fixes too (they may change what the "
+        "code does)",
+    )
+    fixing.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff instead of writing them (exit 1 when there "
+        "is something to fix)",
     )
     run = parser.add_argument_group("run")
     run.add_argument(
@@ -141,6 +173,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="neither read nor write the results cache (.dispatch_lint_cache/ beside the "
         "configuration, or in the current folder)",
+    )
+    run.add_argument(
+        "--follow-imports",
+        choices=("normal", "skip"),
+        help="normal (default): also read the project modules the checked files import, "
+        "as Python would find them: from the folder above each file's top package, then "
+        "from the roots in the configuration's src (default: its folder and its src/); "
+        "findings that start or pass through a checked file are reported there. The "
+        "standard library and installed packages are never read. skip: the checked files "
+        "only (default: the configuration's follow-imports)",
     )
     run.add_argument(
         "--jobs",
@@ -236,6 +278,11 @@ def _lint(args: argparse.Namespace) -> int:
     from dispatch_lint.analyzer.config import ConfigError, config_for_paths
 
     paths = args.paths or ["."]
+    if args.statistics and args.output_format not in _STATISTICS_FORMATS:
+        raise _UsageError(
+            f"--statistics is written as text or json, not {args.output_format}: use "
+            "--output-format text or --output-format json"
+        )
     try:
         config = config_for_paths(paths, args.config).with_overrides(
             select=args.select, ignore=args.ignore, extend_select=args.extend_select
@@ -254,23 +301,97 @@ def _lint(args: argparse.Namespace) -> int:
         except TripsError as error:
             raise _UsageError(str(error)) from None
         if malformed:
-            sys.stderr.write(
-                f"dispatch-lint: warning: {args.trips}: skipped {malformed} malformed line(s)\n"
-            )
+            _warning(f"{args.trips}: skipped {malformed} malformed line(s)")
 
     run = _run(paths, config, trips, args)
+    if args.diff:
+        return _diff(run, args)
+    fixed: list[Diagnostic] = []
+    if args.fix:
+        run, fixed = _fix(run, paths, config, trips, args)
 
     for error in run.report.errors:
         sys.stderr.write(f"{error.path}: error: {error.message}\n")
     for note in run.notes:
         sys.stderr.write(f"{note.path}: note: {note.message}\n")
-    _write_report(run, args, sys.stdout)
+    if not run.report.files and not run.report.errors:
+        _warning(f"No Python files found under {', '.join(paths)}")
+    _write_report(run, args, sys.stdout, fixed)
 
     if run.report.errors:
         return EXIT_ERROR
     if (run.report.diagnostics or run.unused_suppressions) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _warning(message: str) -> None:
+    sys.stderr.write(f"dispatch-lint: warning: {message}\n")
+
+
+def _fix(
+    run: LintRun,
+    paths: list[str],
+    config: Config,
+    trips: Sequence[Trip],
+    args: argparse.Namespace,
+) -> tuple[LintRun, list[Diagnostic]]:
+    """Apply the enabled fixes and lint again, until no fix is left to apply (fixes that
+    overlapped another wait for the next round); the last run and the findings fixed."""
+    from pathlib import Path
+
+    from dispatch_lint.analyzer.fixes import fix_files
+
+    fixed: list[Diagnostic] = []
+    for _ in range(_FIX_ROUNDS):
+        changes, refused = fix_files(run.report.diagnostics, run.sources, args.unsafe_fixes)
+        for path, reason in refused:
+            _warning(f"{path}: {reason}")
+        written = 0
+        for change in changes:
+            target = Path(change.path)
+            try:
+                if target.read_bytes() != change.before:
+                    _warning(f"{change.path}: changed while it was being checked; not fixed")
+                    continue
+                target.write_bytes(change.after)
+            except OSError as error:
+                _warning(f"{change.path}: cannot write the fixes: {error.strerror or error}")
+                continue
+            fixed.extend(change.fixed)
+            written += 1
+        if not written:
+            break
+        run = _run(paths, config, trips, args)
+    else:
+        _warning(f"the fixes did not settle after {_FIX_ROUNDS} rounds; run --fix again")
+    return run, fixed
+
+
+def _diff(run: LintRun, args: argparse.Namespace) -> int:
+    """``--diff``: the fixes as a unified diff on stdout, a count on stderr; nothing written."""
+    from dispatch_lint.analyzer.fixes import fix_files, unified_diff
+    from dispatch_lint.analyzer.report.text import fix_hint
+
+    for error in run.report.errors:
+        sys.stderr.write(f"{error.path}: error: {error.message}\n")
+    changes, refused = fix_files(run.report.diagnostics, run.sources, args.unsafe_fixes)
+    for path, reason in refused:
+        _warning(f"{path}: {reason}")
+    for change in changes:
+        sys.stdout.write(unified_diff(change))
+    sys.stdout.flush()
+    count = sum(len(change.fixed) for change in changes)
+    hint = fix_hint(run.report.diagnostics, args.unsafe_fixes, fixing=True)
+    if count:
+        sys.stderr.write(f"Would fix {count} {'error' if count == 1 else 'errors'}.\n")
+    elif hint is None:
+        sys.stderr.write("No fixes available.\n")
+    if hint is not None:
+        sys.stderr.write(hint + "\n")
+    if run.report.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if changes else EXIT_OK
 
 
 def _run(
@@ -289,6 +410,7 @@ def _run(
             status=status,
             jobs=args.jobs or default_jobs(),
             cache=not args.no_cache,
+            follow_imports=args.follow_imports,
         )
 
     if not (sys.stderr.isatty() and os.environ.get("TERM") != "dumb"):
@@ -303,10 +425,11 @@ def _run(
 
     def status(phase: str, count: int) -> None:
         nonlocal display, total, shown
+        done = 0
         if phase == "checked":
             if time.monotonic() - shown < _STATUS_INTERVAL and count < total:
                 return  # progress arrives per group of files: a redraw each would cost
-            message = f"checked {count}/{total} files"
+            message, done = f"checked {count}/{total} files", count
         else:
             message, total = f"{phase} {count} files", count
         if display is None and count >= _STATUS_THRESHOLD and phase != "checked":
@@ -314,14 +437,14 @@ def _run(
             from rich.live import Live
 
             display = Live(
-                _spinner(message),
+                _progress(message, done, total),
                 console=Console(stderr=True),
                 auto_refresh=False,
                 transient=True,
             )
             display.start(refresh=True)
         elif display is not None:
-            display.update(_spinner(message), refresh=True)
+            display.update(_progress(message, done, total), refresh=True)
         shown = time.monotonic()
 
     try:
@@ -331,38 +454,62 @@ def _run(
             display.stop()
 
 
-def _spinner(message: str) -> Spinner:
+def _progress(message: str, done: int, total: int) -> RenderableType:
+    """A spinner, a bar of the files checked so far, and what the run is doing."""
+    from rich.progress_bar import ProgressBar
     from rich.spinner import Spinner
+    from rich.table import Table
 
-    return Spinner("dots", text=message)
+    row = Table.grid(padding=(0, 1))
+    row.add_row(Spinner("dots"), ProgressBar(total=max(total, 1), completed=done, width=40),
+                message)
+    return row
 
 
-def _write_report(run: LintRun, args: argparse.Namespace, out: TextIO) -> None:
+def _write_report(
+    run: LintRun, args: argparse.Namespace, out: TextIO, fixed: Sequence[Diagnostic] = ()
+) -> None:
     report = run.report
-    if args.format == "json":
+    fmt = args.output_format
+    if fmt == "json" and args.statistics:
+        from dispatch_lint.analyzer.report.json import dumps_indented
+        from dispatch_lint.analyzer.report.text import statistics
+
+        out.write(dumps_indented(statistics(report)) + "\n")
+        _unused_to_stderr(run)
+    elif fmt == "json":
         from dispatch_lint.analyzer.report.json import to_json
 
         out.write(to_json(report) + "\n")
         _unused_to_stderr(run)
-    elif args.format == "sarif":
+    elif fmt == "sarif":
         from dispatch_lint import __version__
         from dispatch_lint.analyzer.report.sarif import to_sarif
 
         suppressed = run.suppressed if args.include_suppressed else ()
         out.write(to_sarif(report, __version__, suppressed) + "\n")
         _unused_to_stderr(run)
-    elif args.format == "github":
+    elif fmt == "github":
         from dispatch_lint.analyzer.report.github import to_github
 
         out.write(to_github(report.diagnostics, (), run.unused_suppressions))
     elif args.statistics:
         from dispatch_lint.analyzer.report.text import write_statistics
 
-        write_statistics(report, out)
+        write_statistics(report, out, fixed)
     else:
-        from dispatch_lint.analyzer.report.text import write_text
+        from dispatch_lint.analyzer.report.text import write_concise, write_text
 
-        write_text(report, out, run.sources, run.unused_suppressions)
+        unsafe, fixing = args.unsafe_fixes, args.fix
+        if fmt == "concise":
+            write_concise(
+                report, out, run.unused_suppressions, fixed=fixed, unsafe=unsafe, fixing=fixing
+            )
+        else:
+            write_text(
+                report, out, run.sources, run.unused_suppressions,
+                fixed=fixed, unsafe=unsafe, fixing=fixing,
+            )
     out.flush()
 
 

@@ -25,7 +25,10 @@ else:  # pragma: no cover - exercised on 3.10 only
 __all__ = [
     "Config",
     "ConfigError",
+    "Selection",
     "check_selectors",
+    "normalized",
+    "resolve_selection",
     "config_for_paths",
     "find_config_file",
     "load_config",
@@ -34,6 +37,8 @@ __all__ = [
 
 #: The section of ``pyproject.toml`` that holds the configuration.
 SECTION = "tool.dispatch-lint"
+#: The values of ``follow-imports`` (and ``--follow-imports``).
+FOLLOW_IMPORTS = ("normal", "skip")
 
 _KEYS = (
     "select",
@@ -41,6 +46,8 @@ _KEYS = (
     "extend-select",
     "exclude",
     "per-file-ignores",
+    "src",
+    "follow-imports",
     "frameworks",
     "sources",
     "sinks",
@@ -54,9 +61,24 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class Selection:
+    """One layer of rule selection: the configuration file's, or the command line's.
+
+    ``select`` None keeps what the layer below enabled (then ``extend_select`` adds and
+    ``ignore`` removes); a ``select`` starts over, as ruff's command line does over its
+    configuration."""
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """What the user asked for: rule selection, excluded paths and the extended model.
 
+    ``select``, ``ignore`` and ``extend_select`` are the configuration file's (rule ids in
+    upper case); ``overrides`` are the command line's selections on top of them.
     ``root`` is the folder patterns are relative to (the configuration file's folder, or the
     current folder when there is no file); ``path`` is the file it came from, if any.
     """
@@ -71,6 +93,20 @@ class Config:
     settings: AnalysisSettings | None = None
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None
+    overrides: tuple[Selection, ...] = ()
+    #: The import roots as written (folders relative to ``root``); None: the default.
+    src: tuple[str, ...] | None = None
+    #: ``normal``: the project modules the checked files import are read and analysed
+    #: with them; ``skip``: only the checked files are.
+    follow_imports: str = "normal"
+
+    def import_roots(self) -> tuple[Path, ...]:
+        """The folders imports are resolved from (see :mod:`.project`): ``src``, relative
+        to the configuration's folder; by default that folder and its ``src/``."""
+        roots = [self.root / folder for folder in self.src] if self.src is not None else [
+            self.root, *([self.root / "src"] if (self.root / "src").is_dir() else [])
+        ]
+        return tuple(roots)
 
     def with_overrides(
         self,
@@ -78,24 +114,31 @@ class Config:
         ignore: Sequence[str] = (),
         extend_select: Sequence[str] = (),
     ) -> Config:
-        """This configuration with command-line selections applied on top (``select``
-        replaces, ``ignore`` and ``extend_select`` add), checked like the file's."""
-        for option, selectors in (
-            ("--select", select or ()),
-            ("--ignore", ignore),
-            ("--extend-select", extend_select),
-        ):
-            check_selectors(selectors, where=option)
-        return replace(
-            self,
-            select=tuple(select) if select is not None else self.select,
-            ignore=self.ignore + tuple(ignore),
-            extend_select=self.extend_select + tuple(extend_select),
+        """This configuration with command-line selections on top, checked like the
+        file's: a ``select`` replaces the file's ``select``, ``ignore`` and
+        ``extend-select`` (as ruff's command line does); ``ignore`` and ``extend_select``
+        remove and add."""
+        layer = Selection(
+            select=normalized(select, "--select") if select is not None else None,
+            ignore=normalized(ignore, "--ignore"),
+            extend_select=normalized(extend_select, "--extend-select"),
         )
+        return replace(self, overrides=(*self.overrides, layer))
 
-    def enabled_rules(self) -> frozenset[str]:
-        """The rule ids that are reported anywhere."""
-        return selected_rules(self.select + self.extend_select, self.ignore)
+    def enabled_rules(self, ignored: Iterable[str] = ()) -> frozenset[str]:
+        """The rule ids that are reported: everywhere, or (``ignored``: the selectors of
+        the ``per-file-ignores`` that match a file) in one file."""
+        file = Selection(self.select, self.ignore, self.extend_select)
+        enabled = resolve_selection((file, *self.overrides))
+        ignored = tuple(ignored)
+        if not ignored:
+            return enabled
+        return frozenset(
+            rule_id
+            for rule_id in enabled
+            if not any(_matches(s, rule_id) for s in ignored)
+            or (rule_id == "DL000" and "DL000" not in ignored)
+        )
 
 
 def _allowed_selectors() -> str:
@@ -107,33 +150,62 @@ def _matches(selector: str, rule_id: str) -> bool:
     return rule_id.startswith(selector)
 
 
+def normalized(selectors: Iterable[str], where: str) -> tuple[str, ...]:
+    """``selectors`` in the catalog's case (``dl001`` is ``DL001``), each checked."""
+    upper = tuple(s.strip().upper() for s in selectors)
+    check_selectors(upper, where)
+    return upper
+
+
 def check_selectors(selectors: Iterable[str], where: str) -> None:
     """Raise :class:`ConfigError` naming ``where`` for a selector that matches no rule."""
     for selector in selectors:
-        if not any(_matches(selector, rule_id) for rule_id in RULES_BY_ID):
+        if not any(_matches(selector.upper(), rule_id) for rule_id in RULES_BY_ID):
             raise ConfigError(
                 f"{where}: unknown rule selector {selector!r}; allowed: {_allowed_selectors()}"
             )
 
 
 def selected_rules(select: Iterable[str], ignore: Iterable[str]) -> frozenset[str]:
-    """The rule ids enabled by ``select`` minus ``ignore``.
+    """The rule ids enabled by ``select`` minus ``ignore`` (one layer, see
+    :func:`resolve_selection`)."""
+    return resolve_selection((Selection(tuple(select), tuple(ignore)),))
 
-    As in ruff, the most specific selector decides (``select=["DL"]``, ``ignore=["DL00"]``,
-    ``select`` also holding ``"DL001"`` keeps DL001); on a tie, ignoring wins. DL000 (the file
-    does not parse, so nothing in it was checked) stays on unless ``ignore`` names it exactly:
-    a prefix such as ``DL`` or ``DL00`` must not hide that whole files went unchecked.
+
+def resolve_selection(layers: Sequence[Selection]) -> frozenset[str]:
+    """The rule ids enabled by ``layers``, the configuration's first.
+
+    Within a layer, as in ruff, the most specific selector decides (``select=["DL"]``,
+    ``ignore=["DL00"]``, ``select`` also holding ``"DL001"`` keeps DL001); on a tie, ignoring
+    wins; a rule no selector of the layer names keeps what the layers below decided. A layer
+    with a ``select`` starts from nothing. DL000 (the file does not parse, so nothing in it
+    was checked) stays on unless an ``ignore`` names it exactly: a prefix such as ``DL`` or
+    ``DL00`` must not hide that whole files went unchecked.
     """
-    select, ignore = tuple(select), tuple(ignore)
-    enabled = set()
-    for rule_id in RULES_BY_ID:
-        chosen = max((len(s) for s in select if _matches(s, rule_id)), default=-1)
-        dropped = max((len(s) for s in ignore if _matches(s, rule_id)), default=-1)
-        if rule_id == "DL000":
-            if "DL000" not in ignore:
+    enabled: set[str] = set()
+    keep_syntax_errors = True
+    for layer in layers:
+        if layer.select is not None:
+            enabled.clear()
+            keep_syntax_errors = True
+            selects = (*layer.select, *layer.extend_select)
+        else:
+            selects = layer.extend_select
+        for rule_id in RULES_BY_ID:
+            if rule_id == "DL000":
+                continue
+            chosen = max((len(s) for s in selects if _matches(s, rule_id)), default=-1)
+            dropped = max((len(s) for s in layer.ignore if _matches(s, rule_id)), default=-1)
+            if chosen > dropped:
                 enabled.add(rule_id)
-        elif chosen > dropped:
-            enabled.add(rule_id)
+            elif dropped >= 0:
+                enabled.discard(rule_id)
+        if "DL000" in layer.ignore:
+            keep_syntax_errors = False
+        elif "DL000" in selects:
+            keep_syntax_errors = True
+    if keep_syntax_errors:
+        enabled.add("DL000")
     return frozenset(enabled)
 
 
@@ -206,14 +278,13 @@ def parse_table(
             )
         return tuple(value)
 
-    select = strings("select") if "select" in table else Config.select
-    ignore, extend_select = strings("ignore"), strings("extend-select")
-    for key, selectors in (
-        ("select", select),
-        ("ignore", ignore),
-        ("extend-select", extend_select),
-    ):
-        check_selectors(selectors, where=f"{where}: {key}")
+    select = (
+        normalized(strings("select"), f"{where}: select")
+        if "select" in table
+        else Config.select
+    )
+    ignore = normalized(strings("ignore"), f"{where}: ignore")
+    extend_select = normalized(strings("extend-select"), f"{where}: extend-select")
 
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
@@ -230,9 +301,9 @@ def parse_table(
                 f"{where}: per-file-ignores.{pattern!r} must be a list of rule selectors, "
                 f"not {_describe(selectors)}"
             )
-        check_selectors(selectors, where=f"{where}: per-file-ignores.{pattern!r}")
+        upper = normalized(selectors, f"{where}: per-file-ignores.{pattern!r}")
         _check_pattern(pattern, where=f"{where}: per-file-ignores")
-        per_file_ignores.append((pattern, tuple(selectors)))
+        per_file_ignores.append((pattern, upper))
 
     sources, sanitizers = strings("sources"), strings("sanitizers")
     sinks = _parse_sinks(table.get("sinks", []), where)
@@ -247,6 +318,18 @@ def parse_table(
     exclude = strings("exclude")
     for pattern in exclude:
         _check_pattern(pattern, where=f"{where}: exclude")
+    src = strings("src") if "src" in table else None
+    for folder in src or ():
+        if (root / folder).is_file():
+            raise ConfigError(
+                f"{where}: src must list folders (relative to {root}), and {folder!r} is a file"
+            )
+    follow = table.get("follow-imports", "normal")
+    if follow not in FOLLOW_IMPORTS:
+        raise ConfigError(
+            f"{where}: follow-imports must be one of "
+            f"{', '.join(repr(mode) for mode in FOLLOW_IMPORTS)}, not {_describe(follow)}"
+        )
     return Config(
         select=select,
         ignore=ignore,
@@ -256,6 +339,8 @@ def parse_table(
         settings=settings,
         root=root,
         path=path,
+        src=src,
+        follow_imports=follow,
     )
 
 
@@ -306,6 +391,8 @@ def _parse_sinks(value: Any, where: str) -> tuple[SinkSpec, ...]:
         if missing:
             raise ConfigError(f"{here}: missing key {missing[0]!r}; {shape}")
         name, arg, rule_id = item["name"], item["arg"], item["rule"]
+        if isinstance(rule_id, str):
+            rule_id = rule_id.strip().upper()
         if not isinstance(name, str) or not name:
             raise ConfigError(
                 f"{here}: name must be a qualified name string, not {_describe(name)}"

@@ -8,7 +8,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["TraceStep", "Diagnostic", "FileError", "Report"]
+__all__ = [
+    "SAFE",
+    "UNSAFE",
+    "Diagnostic",
+    "Edit",
+    "FileError",
+    "Fix",
+    "Report",
+    "TraceStep",
+    "is_enabled",
+]
+
+#: A fix that keeps what the code means on every path it runs: ``--fix`` applies it.
+SAFE = "safe"
+#: A fix that may change what the code does (it drops autodiff, or edits a call whose callee
+#: other callers share): applied only with ``--unsafe-fixes``.
+UNSAFE = "unsafe"
 
 
 @dataclass(frozen=True, order=True)
@@ -22,6 +38,34 @@ class TraceStep:
     line: int
     column: int
     message: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from ``line``:``column`` up to ``end_line``:``end_column`` (1-based,
+    the end exclusive, columns in characters) with ``content``; an empty range inserts."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An automatic fix of one finding: the edits to its file, what they do (``title``, shown
+    as the finding's ``help:``), and whether ``--fix`` applies them (``SAFE``) or only
+    ``--unsafe-fixes`` (``UNSAFE``)."""
+
+    title: str
+    applicability: str
+    edits: tuple[Edit, ...]
+
+
+def is_enabled(fix: Fix | None, unsafe: bool) -> bool:
+    """Whether ``fix`` is applied: every safe fix, the unsafe ones only when asked."""
+    return fix is not None and (fix.applicability == SAFE or unsafe)
 
 
 @dataclass(frozen=True, order=True)
@@ -40,6 +84,19 @@ class Diagnostic:
     trace: tuple[TraceStep, ...] = field(default=(), compare=False)
     #: Extra notes for reporters (e.g. "confirmed at run time"); not part of identity.
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: ``message`` in parts, for the framed text format and editors: what happened (the
+    #: rule's sentence and this finding's words, without where the value came from or the
+    #: fix) and the advice; empty when the finding was made without them (``message`` then
+    #: says it all).
+    headline: str = field(default="", compare=False)
+    help: str = field(default="", compare=False)
+    #: The automatic fix, if the rule has one for this finding.
+    fix: Fix | None = field(default=None, compare=False)
+
+    @property
+    def short_message(self) -> str:
+        """What happened, in one sentence: ``headline``, or the whole ``message``."""
+        return self.headline or self.message
 
 
 @dataclass(frozen=True, order=True)

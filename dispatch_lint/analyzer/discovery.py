@@ -20,6 +20,8 @@ from dispatch_lint.analyzer.diagnostics import FileError
 if TYPE_CHECKING:  # pragma: no cover
     from pathspec import PathSpec
 
+    from dispatch_lint.analyzer.project import ModuleIndex
+
 __all__ = ["SKIPPED_FOLDERS", "DiscoveredFile", "Discovery", "discover", "module_name"]
 
 #: Folder names never walked into: tool caches, build output, version control, dependencies.
@@ -54,10 +56,13 @@ class DiscoveredFile:
 
 @dataclass(frozen=True)
 class Discovery:
-    """The files found (sorted by path, each once) and the given paths that were refused."""
+    """The files found (sorted by path, each once) and the given paths that were refused;
+    ``index`` holds what the walk learnt about folders (packages, real paths), for the
+    import resolver to reuse."""
 
     files: tuple[DiscoveredFile, ...]
     errors: tuple[FileError, ...]
+    index: ModuleIndex | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -180,49 +185,9 @@ def _ancestor_gitignores(folder: Path) -> list[_IgnoreFile]:
 def module_name(location: Path) -> str | None:
     """The dotted module name of the file at ``location`` (absolute): its package folders
     (those with ``__init__.py``) up to the first one without, then its own name."""
-    return _module_name(os.fspath(location.parent), location.name, {})
+    from dispatch_lint.analyzer.project import ModuleIndex
 
-
-def _module_name(
-    folder: str, name: str, packages: dict[str, tuple[str, ...]]
-) -> str | None:
-    """:func:`module_name` of the file ``name`` in ``folder``, with the package names of the
-    folders seen so far in ``packages`` (a run asks about every file of a folder)."""
-    parts = [] if name == "__init__.py" else [os.path.splitext(name)[0]]
-    parts.extend(_package_names(folder, packages))
-    if not parts or not all(part.isidentifier() for part in parts):
-        return None
-    return ".".join(reversed(parts))
-
-
-def _package_names(folder: str, known: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """``folder``'s name and those of the package folders around it, innermost first, as
-    long as each holds an ``__init__.py`` (a loop: package chains may be deep)."""
-    chain: list[str] = []
-    while folder not in known:
-        parent = os.path.dirname(folder)
-        if parent == folder or not os.path.isfile(os.path.join(folder, "__init__.py")):
-            known[folder] = ()
-            break
-        chain.append(folder)
-        folder = parent
-    names = known[folder]
-    for package in reversed(chain):
-        names = (os.path.basename(package), *names)
-        known[package] = names
-    return names
-
-
-def _real_path(location: Path, is_link: bool, real_folders: dict[str, str]) -> str:
-    """``os.path.realpath(location)``; a file that is not a link is where the real path of
-    its folder says, and that is resolved once per folder."""
-    if is_link:
-        return os.path.realpath(location)
-    folder, name = os.path.split(location)
-    real = real_folders.get(folder)
-    if real is None:
-        real = real_folders[folder] = os.path.realpath(folder)
-    return os.path.join(real, name)
+    return ModuleIndex().module_name(os.fspath(location))
 
 
 def _display(given: str, relative: str) -> str:
@@ -310,14 +275,21 @@ def discover(
     exclude: Sequence[str] = (),
     exclude_root: Path | None = None,
     force_exclude: bool = False,
+    index: ModuleIndex | None = None,
 ) -> Discovery:
     """The ``.py`` files under ``paths`` (files and folders, as given by the user).
 
     ``exclude`` holds gitignore-style patterns relative to ``exclude_root`` (the configuration
     file's folder). They prune folder walks; with ``force_exclude`` they also drop files named
-    explicitly (pre-commit names every changed file, excluded or not). A given path that does not exist, or is not a file or folder, and a folder
-    that cannot be listed, are refused with a :class:`FileError`; the others are still walked.
+    explicitly (pre-commit names every changed file, excluded or not). A given path that
+    does not exist, or is not a file or folder, and a folder that cannot be listed, are
+    refused with a :class:`FileError`; the others are still walked. A file the ``index``
+    holds an overlay for (an editor's buffer) is checked even when it is not on disk.
     """
+    from dispatch_lint.analyzer.project import ModuleIndex
+
+    if index is None:
+        index = ModuleIndex()
     cwd = Path.cwd()
     excluded = (
         _load_patterns(list(exclude), (exclude_root or cwd).resolve())
@@ -326,10 +298,11 @@ def discover(
     )
     found: dict[str, DiscoveredFile] = {}
     errors: list[FileError] = []
-    real_folders: dict[str, str] = {}
-    packages: dict[str, tuple[str, ...]] = {}
     for given in paths:
         location = Path(os.path.abspath(os.path.join(cwd, given)))
+        if os.path.normpath(location) in index.overlays:
+            _add_files(iter([(os.path.normpath(given), location, False)]), found, index)
+            continue
         try:
             mode = location.stat().st_mode
         except FileNotFoundError:
@@ -362,11 +335,15 @@ def discover(
         else:
             errors.append(FileError(given, "not a regular file or folder"))
             continue
-        for display, file_location, is_link in walked:
-            key = _real_path(file_location, is_link, real_folders)
-            if key not in found:
-                folder, name = os.path.split(key)
-                module = _module_name(folder, name, packages)
-                found[key] = DiscoveredFile(display, file_location, module)
+        _add_files(walked, found, index)
     files = sorted(found.values(), key=lambda f: f.path)
-    return Discovery(files=tuple(files), errors=tuple(errors))
+    return Discovery(files=tuple(files), errors=tuple(errors), index=index)
+
+
+def _add_files(walked: Iterator[tuple[str, Path, bool]], found: dict[str, DiscoveredFile],
+               index: ModuleIndex) -> None:
+    """Each walked file into ``found`` by its real path (a file reached twice is one)."""
+    for display, file_location, is_link in walked:
+        key = index.real_path(os.fspath(file_location), is_link)
+        if key not in found:
+            found[key] = DiscoveredFile(display, file_location, index.module_name(key))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import posixpath
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
 from dispatch_lint.analyzer.events import SINK_TEXT, TRACED_BIRTH, Event, Hit
+from dispatch_lint.analyzer.fixes import plan_fix
 from dispatch_lint.analyzer.parse import (
     ParseFailure,
     nodes_unvalidated,
@@ -35,6 +35,7 @@ from dispatch_lint.analyzer.parse import (
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.dataflow import Program
 from dispatch_lint.analyzer.facts import FileInfo, Finding
+from dispatch_lint.analyzer.project import name_links
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
 from dispatch_lint.frameworks import enabled_models, prefilter_needles
@@ -53,11 +54,21 @@ ANALYSIS_RECURSION_LIMIT = 12000
 @dataclass(frozen=True)
 class SourceFile:
     """One file to check: ``path`` as the user should see it, its raw bytes, and its dotted
-    module name relative to its import root (``pkg.sub.mod``), or None when unknown."""
+    module name relative to its import root (``pkg.sub.mod``), or None when unknown.
+
+    A ``context`` file is read for the analysis only (a project module a checked file
+    imports): its findings are reported only where their trace passes through a checked
+    file, and what stops it being analysed is a note. ``imported_as`` and ``relative`` are
+    the import resolver's (:class:`~.parallel.FileToCheck`); None: names are derived from
+    the module names of the files given.
+    """
 
     path: str
     source: bytes
     module: str | None = None
+    context: bool = False
+    imported_as: tuple[str, ...] | None = None
+    relative: tuple[tuple[int, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,7 +103,8 @@ class AnalysisResult:
 
 def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = None,
             syntax: Mapping[str, Diagnostic | None] | None = None) -> AnalysisResult:
-    """Check ``files`` together (they may import each other) and return what was found.
+    """Check ``files`` together (they may import each other) and return what was found in
+    the files that are not ``context`` (see :class:`SourceFile`).
 
     ``syntax`` holds CPython's verdicts (:func:`syntax_diagnostic`) on files the caller has
     checked already, by path: compilations run faster in a row than between analyses."""
@@ -143,10 +155,13 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
             found = syntax[file.path]
         else:
             found = syntax_diagnostic(file.source, file.path)
-        if found is not None:
-            diagnostics.append(found)
-        else:
+        if found is None:
             compiled.append(file)
+        elif file.context:
+            notes.append(FileError(file.path, f"imported module not analysed: {found.message}"
+                                              f" (line {found.line})"))
+        else:
+            diagnostics.append(found)
 
     parsed: list[FileInfo] = []
     sources: list[bytes] = []  # of the parsed files, by index
@@ -154,13 +169,19 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
     with nodes_unvalidated():
         trees = [(file, _parsed(file, notes, errors, keep_parsed))
                  for file in relevant_files(compiled, modules, settings)]
+    parsed_files: list[SourceFile] = []
     for file, tree in trees:
         if tree is None:
             continue
+        parsed_files.append(file)
         sources.append(file.source)
         parsed.append(FileInfo(len(parsed), file.path, modules[file.path],
                                posixpath.basename(file.path.replace("\\", "/")) == "__init__.py",
-                               tree))
+                               tree, file.imported_as,
+                               None if file.imported_as is None else {
+                                   (level, module): absolute
+                                   for level, module, absolute in file.relative
+                               }))
 
     if parsed:
         program = Program(parsed, user_model(settings), judge,
@@ -174,11 +195,17 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
             failed = dict(program.errors)
             found: list[Diagnostic] = []
             reporter = Reporter(parsed, sources)
+            context = {info.index for info, file in zip(parsed, parsed_files) if file.context}
             for finding in program.findings.values():
                 if finding.event.file in failed:
                     continue
+                at = None
+                if finding.event.file in context:
+                    at = reporter.last_step_outside(finding, context)
+                    if at is None:
+                        continue  # wholly inside context files: another run's to report
                 try:
-                    found.append(reporter.diagnostic(finding))
+                    found.append(reporter.diagnostic(finding, at))
                 except RecursionError:
                     failed[finding.event.file] = "internal error: code nested too deeply to report"
                 except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
@@ -186,7 +213,12 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
         finally:
             sys.setrecursionlimit(limit)
         failed_paths = {parsed[index].path for index in failed}
-        errors.extend(FileError(parsed[index].path, message) for index, message in failed.items())
+        for index, message in failed.items():
+            if index in context:
+                notes.append(FileError(parsed[index].path, f"imported module not analysed: "
+                                                           f"{message}"))
+            else:
+                errors.append(FileError(parsed[index].path, message))
         diagnostics.extend(d for d in found if d.path not in failed_paths)
     return AnalysisResult(
         diagnostics=tuple(sorted(set(diagnostics))),
@@ -200,13 +232,16 @@ def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError],
     """``file``'s tree, or None with the reason in ``notes`` (libcst cannot parse what
     CPython accepts) or ``errors`` (a failure of ours); ``keep_parsed`` is called after a
     parse (see :func:`_rare_collections`)."""
+    # What stops a context file being analysed is a note: it is not a file the user named.
+    prefix = "imported module not analysed: " if file.context else ""
     try:
         tree = parse_module(file.source)
     except ParseFailure as exc:
-        notes.append(FileError(file.path, str(exc)))
+        notes.append(FileError(file.path, f"{prefix}{exc}"))
         return None
     except Exception as exc:  # noqa: BLE001 - a file's failure never stops the run
-        errors.append(FileError(file.path, f"internal error: {type(exc).__name__}: {exc}"))
+        failure = FileError(file.path, f"{prefix}internal error: {type(exc).__name__}: {exc}")
+        (notes if file.context else errors).append(failure)
         return None
     keep_parsed()
     return tree
@@ -259,41 +294,28 @@ def module_names(files: Sequence[SourceFile]) -> dict[str, str]:
     return names
 
 
-_IMPORT_LINE = re.compile(
-    rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))",
-    re.MULTILINE,
-)
-_WORD = re.compile(rb"\w+")
-
-
 def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
                    settings: AnalysisSettings) -> list[SourceFile]:
     """The files that can take part in a dispatch flow, read as bytes only.
 
     Seeds mention an enabled framework (``dispatch_lint``, ``jax``) or a name the user
-    configured; then every file linked to
-    a relevant file by an import (either way) is relevant too: a helper module may hand out
-    capture values, and a constants module may hold the device string a seed uses.
+    configured; then every file linked to a relevant file by a resolved import (either way)
+    is relevant too: a helper module may hand out capture values, and a constants module may
+    hold the device string a seed uses.
+    (A group of the import graph's connected parts keeps every file, or none.)
     """
     needles = prefilter_needles(settings)
     seeds = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
-    if len(seeds) == len(files):
-        return list(files)  # every file is a seed: no links to follow
-    by_word: dict[bytes, list[int]] = {}
-    for index, file in enumerate(files):
-        for part in modules[file.path].split("."):
-            by_word.setdefault(part.encode(), []).append(index)
+    if len(seeds) == len(files) or not seeds:
+        return [files[i] for i in seeds]  # no links to follow
+    if all(f.imported_as is not None for f in files):
+        # Resolved by the project, the files come as a connected part of the import graph
+        # (or parts of it: a file outside every flow only costs its analysis, no finding).
+        return list(files)
     links: list[set[int]] = [set() for _ in files]
-    for index, file in enumerate(files):
-        for match in _IMPORT_LINE.finditer(file.source):
-            words = _WORD.findall(b" ".join(g for g in match.groups() if g))
-            if match.group(1) and match.group(1).startswith(b"."):
-                words.extend(_relative_base(file, modules[file.path], match.group(1)))
-            for word in words:
-                for other in by_word.get(word, ()):
-                    if other != index:
-                        links[index].add(other)
-                        links[other].add(index)
+    for one, other in name_links(files, modules):
+        links[one].add(other)
+        links[other].add(one)
     todo = seeds
     seen = set(todo)
     while todo:
@@ -303,16 +325,6 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
                 seen.add(other)
                 todo.append(other)
     return [files[i] for i in sorted(seen)]
-
-
-def _relative_base(file: SourceFile, module: str, relative: bytes) -> list[bytes]:
-    """The package names a relative import (``from ..pkg import x``) starts from."""
-    package = module.split(".")
-    if posixpath.basename(file.path.replace("\\", "/")) != "__init__.py":
-        package = package[:-1]
-    up = len(relative) - len(relative.lstrip(b".")) - 1
-    base = package[: len(package) - up] if up else package
-    return [part.encode() for part in base if part]
 
 
 # ----------------------------------------------------------------------------- reports
@@ -354,26 +366,46 @@ class Reporter:
         line, column, _, _ = self.position(step.file, step.node, step.anchor)
         return TraceStep(self.files[step.file].path, line, column, self.message(step))
 
-    def diagnostic(self, finding: Finding) -> Diagnostic:
-        """The diagnostic for ``finding``: its place, its message, its trace."""
+    @staticmethod
+    def steps(finding: Finding) -> list[Step]:
+        """The whole trace of ``finding``, from the value's birth to the sink."""
+        hit = finding.hit
+        return hit.trace.steps() if hit.trace is not None else [finding.event.sink]
+
+    def last_step_outside(self, finding: Finding, context: Iterable[int]) -> Step | None:
+        """The last step of ``finding``'s trace in a file that is not in ``context``."""
+        skipped = set(context)
+        return next((s for s in reversed(self.steps(finding)) if s.file not in skipped), None)
+
+    def diagnostic(self, finding: Finding, at: Step | None = None) -> Diagnostic:
+        """The diagnostic for ``finding``: its place (the sink's, or the step ``at`` of its
+        trace: where a flow into a context file leaves the checked files), its message,
+        its trace."""
         hit, event = finding.hit, finding.event
         spec = rule(hit.rule)
-        line, column, end_line, end_column = self.position(event.file, event.node, event.anchor)
-        steps = hit.trace.steps() if hit.trace is not None else [event.sink]
+        where = (event.file, event.node, event.anchor) if at is None else (
+            at.file, at.node, at.anchor)
+        line, column, end_line, end_column = self.position(*where)
+        steps = self.steps(finding)
         if len(steps) > MAX_TRACE_STEPS:
             # A flow through a long call chain: its start and its end tell the story.
             steps = steps[:MAX_TRACE_STEPS // 4] + steps[-(MAX_TRACE_STEPS * 3 // 4):]
         trace = tuple(self.trace_step(s) for s in steps)
-        origin = self.origin(trace, event.file)
-        message = (f"{hit.message or spec.message}: "
-                   f"{hit.what.replace(SINK_TEXT, self.message(event.sink))}")
-        if origin:
-            message += f"; {origin}"
-        message += f". Fix: {hit.fix or spec.fix} ({spec.id} {spec.name})."
+        origin = self.origin(trace, where[0])
+        headline = (f"{hit.message or spec.message}: "
+                    f"{hit.what.replace(SINK_TEXT, self.message(event.sink))}")
+        if at is not None:
+            sink = trace[-1]
+            headline += f" (in {sink.path}, line {sink.line})"
+        advice = hit.help or spec.fix
+        message = f"{headline}; {origin}" if origin else headline
+        message += f". Fix: {advice} ({spec.id} {spec.name})."
         return Diagnostic(
-            path=self.files[event.file].path, line=line, column=column, rule=spec.id,
+            path=self.files[where[0]].path, line=line, column=column, rule=spec.id,
             name=spec.name, severity=spec.severity, message=message, end_line=end_line,
-            end_column=end_column, trace=trace,
+            end_column=end_column, trace=trace, headline=headline, help=advice,
+            # A fix edits the sink's file: never an imported module, which is read only.
+            fix=plan_fix(self, finding) if at is None else None,
         )
 
     def origin(self, trace: Sequence[TraceStep], file: int) -> str:

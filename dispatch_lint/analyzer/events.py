@@ -2,8 +2,8 @@
 
 The interpreter never decides what is a finding. At every place where a rule could fire
 (an autodiff call, a move, a data read, an ``Autodiff(...)`` device, a binary operation, a call
-into a ``@guards.no_capture`` function, a user sink) it records an :class:`Event` with the
-abstract values involved. Events over concrete atoms go to the rules at once; events over a
+into a ``@guards.no_capture`` function or ``guards.ensure_not_capture``, a user sink) it
+records an :class:`Event` with the abstract values involved. Events over concrete atoms go to the rules at once; events over a
 summary's symbolic parameters are kept in the summary and re-checked at each call, with the
 arguments substituted, so that a helper is judged once per calling context.
 """
@@ -26,11 +26,12 @@ class Event:
     ``kind`` is one of ``autodiff`` (values: receiver), ``move`` (receiver, target device),
     ``read`` (the value read), ``autodiff_device`` (the wrapped device), ``binop`` (left,
     right), ``no_capture`` (the arguments), ``training`` (a value inside
-    ``guards.training()``), ``user_sink`` (the argument; ``rule`` names the rule), and for
-    traced frameworks ``concretize`` (a value that must be concrete; ``detail`` names the
-    sink of the framework's model), ``subscript`` (the indexed object, the index or slice
-    bound; ``detail`` is ``index`` or ``slice``) and ``escape`` (a value stored where it
-    outlives its trace).
+    ``guards.training()``), ``ensure_not_capture`` (the value the guard checks),
+    ``user_sink`` (the argument; ``rule`` names the rule), and for traced frameworks
+    ``concretize`` (a value that must be concrete; ``detail`` names the sink of the
+    framework's model), ``subscript`` (the indexed object, the index or slice bound;
+    ``detail`` is ``index`` or ``slice``) and ``escape`` (a value stored where it outlives
+    its trace).
     ``detail`` names the operation as the user wrote it (``.backward()``, ``+``).
     ``file``/``node`` is where the finding is reported: the sink itself, or the outermost
     call that passed the value in. ``sink`` is the last trace step, in the callee's file.
@@ -66,7 +67,9 @@ class Hit:
     culprits: tuple[object, ...]
     trace: Trace | None
     what: str
-    #: the sentence the message starts with and the fix, when not the catalog's (a finding
-    #: on another framework's values: its model words them)
+    #: the sentence the message starts with, when not the catalog's (a finding on another
+    #: framework's values: its model words it)
     message: str = ""
-    fix: str = ""
+    #: what to do, when it is not the rule's fix of the catalog (a guard's finding, or the
+    #: framework model's fix for its sink)
+    help: str = ""

@@ -17,13 +17,20 @@ from dispatch_lint.analyzer.values import Value
 
 @dataclass
 class FileInfo:
-    """One parsed module of the checked tree."""
+    """One parsed module of the checked tree.
+
+    ``imported_as`` (the module names the project's imports reach it by) and ``relative``
+    (the absolute module of each of its relative imports, by (level, module as written))
+    come from the import resolver (:mod:`..project`); None: both follow from ``module``.
+    """
 
     index: int
     path: str
     module: str
     is_package: bool
     tree: cst.Module
+    imported_as: tuple[str, ...] | None = None
+    relative: dict[tuple[int, str], str] | None = None
 
 
 @dataclass

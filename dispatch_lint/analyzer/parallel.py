@@ -1,12 +1,9 @@
-"""Split a run into groups of files that cannot affect each other, and check them in parallel.
+"""Check groups of files that cannot affect each other, in parallel.
 
 The engine's verdict on a file depends only on the files linked to it by imports (a helper
 that hands out capture values, a constants module, a re-exporting ``__init__.py``). The
-groups here are the connected components of an import-link graph read from bytes that is
-*more* generous than the engine's own (every ``import``/``from`` statement anywhere, each of
-its words linked to every module with that name part, a relative import to every module named
-after one of the file's packages),
-so two groups never share a flow: checking them apart gives what checking them together gives.
+groups are the connected parts of the resolved import graph (:mod:`.project`), so two groups
+never share a flow: checking them apart gives what checking them together gives.
 
 Only the standard library is imported up front; the engine (and libcst) are imported when a
 group has to be analysed, so a run answered by the cache never loads them.
@@ -15,11 +12,9 @@ group has to be analysed, so a run answered by the cache never loads them.
 from __future__ import annotations
 
 import os
-import posixpath
-import re
 import sys
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError
@@ -34,7 +29,6 @@ __all__ = [
     "analyze_group",
     "check_syntax_only",
     "default_jobs",
-    "import_groups",
     "run_groups",
 ]
 
@@ -54,13 +48,25 @@ ANALYSIS_COST = 20
 class FileToCheck:
     """A file read for checking: ``path`` as shown, its raw bytes, its dotted module name.
 
-    The engine reads these three attributes only; keeping the record here (not the engine's
-    ``SourceFile``) lets a run answered by the cache skip importing the engine and libcst.
+    ``location`` is where it is (absolute; None for code that is in no file), from which its
+    imports are resolved (:mod:`.project`). A ``context`` file is not one the user named: a
+    project module one of them imports, read for the analysis, whose own findings are not
+    reported. ``imported_as`` holds the module names the run's imports reach it by, and
+    ``relative`` the absolute module each of its relative imports names (``(level, module
+    as written, absolute name)``); None: not resolved, the engine derives both from module
+    names as before.
+
+    Keeping the record here (not the engine's ``SourceFile``) lets a run answered by the
+    cache skip importing the engine and libcst.
     """
 
     path: str
     source: bytes
     module: str | None = None
+    location: str | None = field(default=None, compare=False)
+    context: bool = False
+    imported_as: tuple[str, ...] | None = None
+    relative: tuple[tuple[int, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,75 +108,6 @@ def default_jobs() -> int:
 
 # ----------------------------------------------------------------------------- grouping
 
-#: From an ``import`` or ``from`` keyword to the end of its logical line (parentheses and
-#: backslash continuations included). Docstrings and comments match too: that only links more.
-_IMPORT_STATEMENT = re.compile(
-    rb"\b(?:import|from)\b(?:[^\n(\\]|\\\n)*(?:\([^)]*\))?[^\n]*"
-)
-_WORD = re.compile(rb"\w+")
-_RELATIVE = re.compile(rb"\bfrom[ \t]+\.")
-
-
-def import_groups(
-    files: Sequence[FileToCheck], needles: Sequence[bytes]
-) -> list[Group]:
-    """``files`` split into independent groups, each in run order, groups ordered by their
-    first file. A group is ``seeded`` when a file in it mentions one of ``needles``
-    (``dispatch_lint`` or a configured name): only those groups need the data-flow analysis.
-
-    Every file must carry its module name (see :func:`with_module_names`).
-    """
-    by_word: dict[bytes, list[int]] = {}
-    for index, file in enumerate(files):
-        for part in (file.module or "").split("."):
-            if part:
-                by_word.setdefault(part.encode(), []).append(index)
-    parent = list(range(len(files)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def union(i: int, j: int) -> None:
-        root_i, root_j = find(i), find(j)
-        if root_i != root_j:
-            parent[max(root_i, root_j)] = min(root_i, root_j)
-
-    for index, file in enumerate(files):
-        words: set[bytes] = set()
-        relative = False
-        for statement in _IMPORT_STATEMENT.findall(file.source):
-            words.update(_WORD.findall(statement))
-            # Every `from` of the file starts a statement or lies inside one.
-            relative = relative or _RELATIVE.search(statement) is not None
-        if relative:
-            # A relative import starts from one of the file's own packages.
-            words.update(part.encode() for part in _packages(file) if part)
-        for word in words:
-            for other in by_word.get(word, ()):
-                union(index, other)
-
-    members: dict[int, list[int]] = {}
-    for index in range(len(files)):
-        members.setdefault(find(index), []).append(index)
-    return [
-        Group(
-            tuple(files[i] for i in indices),
-            any(needle in files[i].source for i in indices for needle in needles),
-        )
-        for indices in members.values()
-    ]
-
-
-def _packages(file: FileToCheck) -> list[str]:
-    """The dotted parts of the package ``file`` belongs to (itself, for an ``__init__.py``)."""
-    parts = (file.module or "").split(".")
-    if posixpath.basename(file.path.replace("\\", "/")) == "__init__.py":
-        return parts
-    return parts[:-1]
-
 
 def with_module_names(files: Sequence[FileToCheck]) -> list[FileToCheck]:
     """``files`` with every module name filled in the way the engine derives a missing one
@@ -183,7 +120,7 @@ def with_module_names(files: Sequence[FileToCheck]) -> list[FileToCheck]:
     from dispatch_lint.analyzer.engine import module_names
 
     names = module_names(files)  # type: ignore[arg-type]  # reads .path and .module only
-    return [FileToCheck(f.path, f.source, names[f.path]) for f in files]
+    return [replace(f, module=names[f.path]) for f in files]
 
 
 # ---------------------------------------------------------------------------- analysing
@@ -201,7 +138,12 @@ def analyze_group(
 
     try:
         result = engine.analyze(
-            [engine.SourceFile(f.path, f.source, f.module) for f in files],
+            [
+                engine.SourceFile(
+                    f.path, f.source, f.module, f.context, f.imported_as, f.relative
+                )
+                for f in files
+            ],
             settings,
             syntax,
         )
@@ -232,7 +174,11 @@ def check_syntax_only(files: Sequence[FileToCheck]) -> GroupResult:
     syntax errors (DL000), nothing else. Done here so that such runs never load libcst."""
     from dispatch_lint.analyzer.parse import syntax_diagnostic
 
-    found = [d for f in files if (d := syntax_diagnostic(f.source, f.path)) is not None]
+    found = [
+        d
+        for f in files
+        if not f.context and (d := syntax_diagnostic(f.source, f.path)) is not None
+    ]
     return GroupResult(tuple(sorted(found)))
 
 

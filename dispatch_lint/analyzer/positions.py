@@ -30,7 +30,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
-__all__ = ["AnchorPositions", "node_positions", "statement_pairs"]
+__all__ = ["AnchorPositions", "code_in_block", "node_positions", "statement_pairs"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -129,6 +129,13 @@ def _generate(module: cst.Module, node: cst.CSTNode, indent: str = "") -> _Spans
     state = _Spans(module, indent)
     node._codegen(state)
     return state
+
+
+def code_in_block(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
+    """``node``'s code as libcst writes it inside a block indented by ``indent``: what the
+    file holds for it (``module.code_for_node`` writes continuation lines as if at the top
+    level)."""
+    return "".join(_generate(module, node, indent).tokens)
 
 
 def _code_range(span: Span) -> CodeRange:
@@ -389,10 +396,22 @@ class AnchorPositions:
         """The source text of all of ``node``'s code (its parentheses and the whitespace it
         owns included: what libcst generates for it alone, up to indentation), found like
         :meth:`position`; None if it is not in the module."""
+        span = self.code_span(node, anchor)
+        if span is None:
+            return None
+        return self._text()[self._offset(span[0], span[1]):self._offset(span[2], span[3])]
+
+    def line_text(self, line: int) -> str:
+        """The text of ``line`` (1-based) of the module, without its line break."""
+        lines = self._text_lines()
+        return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+    def code_span(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None) -> Span | None:
+        """Where the text :meth:`code` returns is (lines 1-based, columns 0-based)."""
         for placed in self._placed(anchor):
             span = placed.shifted(placed.generated.code_spans.get(node))
             if span is not None:
-                return self._text()[self._offset(span[0], span[1]):self._offset(span[2], span[3])]
+                return span
         return None
 
     def _offset(self, line: int, column: int) -> int:

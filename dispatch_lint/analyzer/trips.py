@@ -1,7 +1,9 @@
 """Runtime trips fed back into the lint report (``dispatch-lint --trips FILE``).
 
 With ``DISPATCH_LINT_TRIPS=FILE`` set, every runtime guard that fires appends one JSON line
-``{"rule", "file", "line", "origin"}`` naming the user's line that broke the rule. A static
+``{"rule", "file", "line", "column", "end_line", "end_column", "origin"}`` naming the user's
+code that broke the rule (the columns, 1-based, are there when Python says them: 3.11 and
+later). A static
 finding at the same file, line and rule is confirmed by the run; a trip no static finding
 matches is reported as a finding of its rule that only the run saw.
 """
@@ -47,21 +49,29 @@ class Trip:
     line: int
     origin_file: str | None = None
     origin_line: int | None = None
+    #: where on the line (1-based; the end exclusive), when the run recorded it
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    origin_column: int | None = None
 
 
-def _origin(origin: object) -> tuple[str | None, int | None]:
-    """The runtime writes ``{"file", "line"}``; a ``"file:line"`` string is accepted too."""
+def _origin(origin: object) -> tuple[str | None, int | None, int | None]:
+    """The runtime writes ``{"file", "line", "column"}``; a ``"file:line"`` string is
+    accepted too. (file, line, column), each None when unknown."""
     if isinstance(origin, Mapping) and origin.get("file"):
-        line = origin.get("line")
-        return str(origin["file"]), line if isinstance(
-            line, int
-        ) and line >= 1 else None
+        return str(origin["file"]), _number(origin.get("line")), _number(origin.get("column"))
     if isinstance(origin, str) and origin:
         file, _, line = origin.rpartition(":")
         if file and line.isdigit():
-            return file, int(line)
-        return origin, None
-    return None, None
+            return file, int(line), None
+        return origin, None, None
+    return None, None, None
+
+
+def _number(value: object) -> int | None:
+    """A positive line or column number, else None (a bool is not one)."""
+    return value if type(value) is int and value >= 1 else None
 
 
 def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
@@ -81,11 +91,17 @@ def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
             continue
         try:
             record = json.loads(raw)
+            origin_file, origin_line, origin_column = _origin(record.get("origin"))
             trip = Trip(
                 str(record["rule"]),
                 str(record["file"]),
                 int(record["line"]),
-                *_origin(record.get("origin")),
+                origin_file,
+                origin_line,
+                column=_number(record.get("column")),
+                end_line=_number(record.get("end_line")),
+                end_column=_number(record.get("end_column")),
+                origin_column=origin_column,
             )
         except (ValueError, KeyError, TypeError):
             malformed += 1
@@ -147,6 +163,12 @@ def merge_trips(
 
     for (shown, line, rule_id), seen in by_place.items():
         spec = RULES_BY_ID[rule_id]
+        # The place the run recorded, else the start of the line.
+        at = next((t for t in seen if t.column is not None), seen[0])
+        column = at.column or 1
+        end_line, end_column = line, column
+        if at.end_line is not None and at.end_column is not None:
+            end_line, end_column = at.end_line, at.end_column
         steps = []
         origin = next((t for t in seen if t.origin_file is not None), None)
         if origin is not None and origin.origin_file is not None:
@@ -156,8 +178,8 @@ def merge_trips(
                     TraceStep(
                         origin_shown,
                         origin.origin_line,
-                        1,
-                        "the capture tensor was created here (seen at run time)",
+                        origin.origin_column or 1,
+                        f"the {spec.origin} was created here (seen at run time)",
                     )
                 )
             else:
@@ -166,22 +188,25 @@ def merge_trips(
                     where += f":{origin.origin_line}"
                 steps.append(
                     TraceStep(
-                        shown, line, 1, f"the capture tensor was created at {where}"
+                        shown, line, column, f"the {spec.origin} was created at {where}"
                     )
                 )
-        steps.append(TraceStep(shown, line, 1, RUNTIME_ONLY))
+        steps.append(TraceStep(shown, line, column, RUNTIME_ONLY))
+        headline = f"{spec.message} (raised at run time: {spec.runtime_error})"
         merged.append(
             Diagnostic(
                 path=shown,
                 line=line,
-                column=1,
+                column=column,
                 rule=spec.id,
                 name=spec.name,
                 severity=spec.severity,
-                message=f"{spec.message} (raised at run time: {spec.runtime_error})",
-                end_line=line,
-                end_column=1,
+                message=f"{headline}. Fix: {spec.fix} ({spec.id} {spec.name}).",
+                end_line=end_line,
+                end_column=end_column,
                 trace=tuple(steps),
+                headline=headline,
+                help=spec.fix,
             )
         )
     return tuple(sorted(merged))

@@ -4,8 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
+
 from dispatch_lint.analyzer.events import Event, Hit
-from dispatch_lint.analyzer.values import Ten
+from dispatch_lint.analyzer.fixes import (
+    UNSAFE,
+    FixSite,
+    Replacement,
+    argument,
+    binds_tightly,
+    has_no_side_effects,
+    in_place_of,
+    method_call,
+    safe_if,
+    string_value,
+)
+from dispatch_lint.analyzer.values import Dev, Ten
 from dispatch_lint.catalog import rule
 from dispatch_lint.rules.base import Rule, devices, trace_to_sink
 
@@ -23,6 +37,17 @@ class AutodiffMixedMove(Rule):
         w.to_device(dispatch.NumPy())  # DL007
 
     Fix: call ``.inner()`` to drop autodiff, or ``Autodiff(d).wrap(t)`` to lift a tensor.
+
+    Automatic fixes (``--fix``): a tensor certainly on an autodiff device moved to a plain
+    device, ``w.to_device(NumPy())``, becomes ``w.inner().to_device(NumPy())``; a tensor
+    certainly on a plain device moved to the autodiff device over that same device,
+    ``t.to_device("autodiff:numpy")``, becomes ``dispatch.device("autodiff:numpy").wrap(t)``
+    (``dev.wrap(t)`` for a device ``dev``). They are safe in module-level code and in
+    module-level functions without parameters, outside loops (where the analysis sees every
+    run of the line), unsafe elsewhere. When the move is inside a helper and the finding is at
+    the call, passing ``w.inner()`` instead of ``w`` is an unsafe fix (``--unsafe-fixes``):
+    other code in the helper may need autodiff. A tensor that may be on either kind of device
+    gets no automatic fix.
     """
 
     spec = rule("DL007")
@@ -59,3 +84,72 @@ class AutodiffMixedMove(Rule):
                               f"a tensor on {atom.dev.describe()} is moved to "
                               f"{dev.describe()}")
                     return
+
+    @classmethod
+    def fix(cls, hit: Hit, event: Event, site: FixSite) -> Replacement | None:
+        if event.kind != "move":
+            return None
+        tensors, target = (list(v) for v in event.values)
+        if not tensors or not target or not all(isinstance(d, Dev) for d in target):
+            return None
+        if all(isinstance(t, Ten) and t.dev.is_autodiff and not t.dev.is_capture
+               for t in tensors) and not any(d.is_autodiff or d.kind == "real" for d in target):
+            return _drop_autodiff(hit, site)
+        kinds = {t.dev.kind for t in tensors if isinstance(t, Ten)}
+        if (len(kinds) == 1 and kinds <= {"numpy", "numba"} and len(tensors) == len(target) == 1
+                and all(isinstance(t, Ten) for t in tensors)
+                and all(d.is_autodiff and d.inner is not None and d.inner.kind in kinds
+                        for d in target)):
+            return _lift(site)
+        return None
+
+
+def _drop_autodiff(hit: Hit, site: FixSite) -> Replacement | None:
+    call = site.call
+    if call is None:
+        return None
+    if not site.direct:
+        passed = site.argument_passed(hit)
+        if passed is None:
+            return None
+        new = method_call(passed, "inner")
+        return Replacement(passed, new, f"pass `{site.code(new)}` to drop autodiff before the "
+                           "helper moves it (unsafe fix: the helper may need autodiff)", UNSAFE)
+    receiver = _moved(call)
+    if receiver is None:
+        return None
+    new = call.with_changes(func=call.func.with_changes(value=method_call(receiver, "inner")))
+    return safe_if(site.runs_once(call), call, new, f"drop autodiff first: `{site.code(new)}`")
+
+
+def _lift(site: FixSite) -> Replacement | None:
+    call = site.call
+    if call is None or not site.direct:
+        return None
+    receiver = _moved(call)
+    target = argument(call, "device")
+    if receiver is None or target is None:
+        return None
+    if string_value(target) is not None:
+        make = site.runtime("device")
+        if make is None:
+            return None
+        device: cst.BaseExpression = cst.Call(func=make, args=[cst.Arg(target)])
+    elif binds_tightly(target):
+        device = target
+    else:
+        return None
+    new = in_place_of(call, method_call(device, "wrap", [cst.Arg(receiver)]))
+    title = f"lift the tensor onto the autodiff device: `{site.code(new)}`"
+    if not has_no_side_effects(receiver):
+        # The device is now made before the tensor: harmless only when the tensor is a name.
+        return Replacement(call, new, f"{title} (unsafe fix: the device is now made before "
+                           "the tensor)", UNSAFE)
+    return safe_if(site.runs_once(call), call, new, title)
+
+
+def _moved(call: cst.Call) -> cst.BaseExpression | None:
+    """The tensor of ``tensor.to_device(device)``."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_device":
+        return call.func.value
+    return None

@@ -7,18 +7,22 @@ and decides which are findings. It never walks the syntax tree itself.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
 from dispatch_lint.analyzer.values import Dev, Ten, Trace, Traced, Tup, Value
 from dispatch_lint.catalog import RuleSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.analyzer.fixes import FixSite, Replacement
 
 __all__ = ["Rule", "capture_tensors", "trace_to_sink", "traced_hit", "tracers"]
 
 
 class Rule:
     """One rule of the catalog. Subclasses set ``spec``, ``events``, ``VALID`` and
-    ``INVALID`` and implement :meth:`check`; the docstring is what ``--explain`` prints."""
+    ``INVALID`` and implement :meth:`check` (and :meth:`fix` when the rule has an automatic
+    fix); the docstring is what ``--explain`` prints."""
 
     spec: ClassVar[RuleSpec]
     #: the event kinds this rule judges
@@ -32,6 +36,12 @@ class Rule:
     def check(cls, event: Event) -> Iterator[Hit]:
         """The findings of this rule on ``event`` (concrete atoms only)."""
         return iter(())
+
+    @classmethod
+    def fix(cls, hit: Hit, event: Event, site: FixSite) -> Replacement | None:
+        """The automatic fix of the finding ``hit`` made of ``event``, or None (the default:
+        the finding's help says what to do). Asked only for findings that are reported."""
+        return None
 
     @classmethod
     def user_sink_hits(cls, event: Event) -> Iterator[Hit]:
@@ -76,7 +86,7 @@ def traced_hit(rule_id: str, event: Event, value: Value, operation: str,
         own = rule_id == "DL003"  # the catalog's DL003 sentence is the dispatch runtime's
         return Hit(rule_id, (atom,), trace_to_sink(trace, event),
                    what.replace("{error}", sink.error),
-                   message=model.message if own else "", fix=sink.fix if own else "")
+                   message=model.message if own else "", help=sink.fix if own else "")
     return None
 
 

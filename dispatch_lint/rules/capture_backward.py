@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dispatch_lint.analyzer.events import Event, Hit
-from dispatch_lint.catalog import rule
+from dispatch_lint.analyzer.values import Ten
+from dispatch_lint.catalog import GUARD_FIX, rule
 from dispatch_lint.rules.base import Rule, capture_tensors, trace_to_sink
 
 
@@ -18,6 +19,9 @@ class CaptureBackward(Rule):
     tensors do not support autodiff"), whether the capture device is wrapped in ``Autodiff``
     or not. Passing a capture tensor into a ``@guards.no_capture`` function, or creating or
     using one inside ``with guards.training():``, raises ``CaptureGuardError``, the same rule.
+    So does ``guards.ensure_not_capture(t)``; as a guard it is a sanitizer (after it, ``t``
+    is known to be real), and it is flagged only where ``t`` is certainly a capture tensor,
+    so that it always raises.
 
     Example::
 
@@ -30,7 +34,8 @@ class CaptureBackward(Rule):
     """
 
     spec = rule("DL001")
-    events = frozenset({"autodiff", "no_capture", "training", "user_sink"})
+    events = frozenset({"autodiff", "no_capture", "training", "ensure_not_capture",
+                        "user_sink"})
     VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "dev = dispatch.Autodiff(dispatch.NumPy())\n"
@@ -50,6 +55,11 @@ class CaptureBackward(Rule):
         "    def backward(self):\n"
         "        return 1\n"
         "Optimizer().backward()\n",
+        "from dispatch_lint import runtime as dispatch\n"
+        "from dispatch_lint.runtime import guards\n"
+        "def check(flag):\n"
+        "    x = dispatch.placeholder((2,)) if flag else dispatch.ones((2,))\n"
+        "    return guards.ensure_not_capture(x)\n",
     )
     INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
@@ -69,6 +79,10 @@ class CaptureBackward(Rule):
         "from dispatch_lint.runtime import Capture, Autodiff, tensor\n"
         "t = tensor([1.0], device=Autodiff(Capture()))  # DL004 here, too\n"
         "t.inner()  # expect\n",
+        "from dispatch_lint import runtime as dispatch\n"
+        "from dispatch_lint.runtime import guards\n"
+        "x = dispatch.placeholder((2,), name='x')\n"
+        "guards.ensure_not_capture(x * 2.0, what='the loss')  # expect\n",
     )
 
     @classmethod
@@ -83,11 +97,19 @@ class CaptureBackward(Rule):
                 for atom, trace in capture_tensors(value):
                     yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
                               f"a capture tensor is passed to `@guards.no_capture` function "
-                              f"`{event.detail}()`, which raises CaptureGuardError")
+                              f"`{event.detail}()`, which raises CaptureGuardError",
+                              GUARD_FIX)
                     return
+        elif event.kind == "ensure_not_capture":
+            atoms = list(event.values[0])
+            if atoms and all(isinstance(a, Ten) and a.dev.is_capture for a in atoms):
+                yield Hit(cls.spec.id, tuple(atoms),
+                          trace_to_sink(event.values[0].trace(atoms[0]), event),
+                          f"`{event.detail}()` is given a value that is certainly a capture "
+                          "tensor, so it raises CaptureGuardError", GUARD_FIX)
         elif event.kind == "training":
             for atom, trace in capture_tensors(event.values[0]):
                 yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
                           "a capture tensor is created or used inside `guards.training()`, "
-                          "which raises CaptureGuardError")
+                          "which raises CaptureGuardError", GUARD_FIX)
                 return

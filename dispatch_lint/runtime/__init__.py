@@ -14,8 +14,8 @@
 Importing this package never imports the linter (libcst, rich): it is meant for training code.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: it would bind ``annotations`` in the
+# package, and ``dir(dispatch)`` would list it beside the API.
 from dispatch_lint.runtime import errors, guards
 from dispatch_lint.runtime.autodiff import Gradients
 from dispatch_lint.runtime.capture import Program, export, replay

@@ -6,12 +6,15 @@ that the runtime, the static rules and the docs can never drift apart.
 
 from __future__ import annotations
 
+import itertools
 import json
+import linecache
 import os
 import sys
+from types import FrameType
 from typing import NamedTuple
 
-from dispatch_lint.catalog import RuleSpec
+from dispatch_lint.catalog import GUARD_FIX, RuleSpec
 from dispatch_lint.catalog import rule as catalog_rule
 
 __all__ = [
@@ -48,8 +51,15 @@ def _is_internal(filename: str) -> bool:
     return filename.startswith((_PACKAGE_DIR, "<frozen "))
 
 
+def _is_import_machinery(filename: str) -> bool:
+    # The frames ``warnings`` passes over without counting them in a stacklevel.
+    return "importlib" in filename and "_bootstrap" in filename
+
+
 def user_frame_depth() -> int:
-    """How many frames above the caller the first frame outside ``dispatch_lint/`` is.
+    """How many frames above the caller the first frame outside ``dispatch_lint/`` is,
+    counted as ``warnings.warn`` counts a ``stacklevel`` (the import system's frames, between
+    a module being imported and the code importing it, do not count).
 
     Used as ``stacklevel`` for warnings so that they point at the user's line.
     """
@@ -57,15 +67,20 @@ def user_frame_depth() -> int:
     depth = 1
     while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back
-        depth += 1
+        if frame is not None and not _is_import_machinery(frame.f_code.co_filename):
+            depth += 1
     return depth
+
+
+def _user_frame(frame: FrameType | None) -> FrameType | None:
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
 
 
 def user_origin() -> Origin | None:
     """The innermost frame of the current call stack that is not inside ``dispatch_lint/``."""
-    frame = sys._getframe(1)
-    while frame is not None and _is_internal(frame.f_code.co_filename):
-        frame = frame.f_back
+    frame = _user_frame(sys._getframe(1))
     if frame is None:
         return None
     return Origin(frame.f_code.co_filename, frame.f_lineno)
@@ -102,12 +117,17 @@ class DispatchError(RuntimeError):
     def spec(cls) -> RuleSpec:
         return catalog_rule(cls.rule)
 
+    @classmethod
+    def fix(cls) -> str:
+        """What to do about it (the catalog's fix of the rule)."""
+        return cls.spec().fix
+
     def _compose(self, what: str, origin: Origin | None) -> str:
         spec = self.spec()
         parts = [f"{spec.message}: {what}."]
         if origin is not None:
-            parts.append(f"The capture tensor was created at {origin}.")
-        parts.append(f"[{spec.id} {spec.name}] Fix: {spec.fix}.")
+            parts.append(f"The {spec.origin} was created at {origin}.")
+        parts.append(f"[{spec.id} {spec.name}] Fix: {self.fix()}.")
         message = " ".join(parts)
         _record_trip(spec.id, origin)
         return message
@@ -162,8 +182,13 @@ class CaptureGuardError(CaptureAutodiffError):
     """A guard (``ensure_not_capture``, ``@no_capture``, ``training()``) saw a capture tensor.
 
     Rule DL001: guards protect code that trains, and capture tensors cannot be trained.
-    It subclasses ``CaptureAutodiffError`` so that handlers for DL001 also catch it.
+    It subclasses ``CaptureAutodiffError`` so that handlers for DL001 also catch it. Its fix
+    is the guards' (``catalog.GUARD_FIX``): the value must be real where the guard stands.
     """
+
+    @classmethod
+    def fix(cls) -> str:
+        return GUARD_FIX
 
 
 #: The error class of each catalog rule, by id.
@@ -190,16 +215,57 @@ def _record_trip(rule_id: str, origin: Origin | None) -> None:
     path = os.environ.get(_TRIPS_ENV)
     if not path:
         return
-    sink = user_origin()
-    entry = {
+    sink = _user_frame(sys._getframe(1))
+    entry: dict[str, object] = {
         "rule": rule_id,
-        "file": sink.file if sink else None,
-        "line": sink.line if sink else None,
-        "origin": {"file": origin.file, "line": origin.line} if origin else None,
+        "file": sink.f_code.co_filename if sink else None,
+        "line": sink.f_lineno if sink else None,
     }
+    if sink is not None:
+        entry.update(_columns(sink))
+    if origin is not None:
+        entry["origin"] = {"file": origin.file, "line": origin.line}
+        column = _first_column(origin.file, origin.line)
+        if column is not None:
+            entry["origin"]["column"] = column  # type: ignore[index]
+    else:
+        entry["origin"] = None
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
     except OSError:
         # The trip log is a diagnostic aid; failing to write it must not mask the real error.
         pass
+
+
+def _columns(frame: FrameType) -> dict[str, int]:
+    """Where in its line the user's frame is running: the expression of the instruction
+    that called into the runtime (``column``, ``end_line``, ``end_column``: 1-based, in
+    characters, the end exclusive). Empty when Python does not say (before 3.11)."""
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is None or frame.f_lasti < 0:
+        return {}
+    # One position per 2-byte code unit; f_lasti is the byte offset of the instruction.
+    here = next(itertools.islice(positions(), frame.f_lasti // 2, None), None)
+    if here is None or None in here or here[0] != frame.f_lineno:
+        return {}
+    line, end_line, column, end_column = here
+    file = frame.f_code.co_filename
+    return {
+        "column": _characters(file, line, column) + 1,
+        "end_line": end_line,
+        "end_column": _characters(file, end_line, end_column) + 1,
+    }
+
+
+def _characters(file: str, line: int, byte_offset: int) -> int:
+    """A UTF-8 byte offset into ``line`` of ``file`` as a count of characters."""
+    text = linecache.getline(file, line)
+    return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def _first_column(file: str, line: int) -> int | None:
+    """The 1-based column where the code of ``line`` starts (its indentation skipped)."""
+    text = linecache.getline(file, line)
+    stripped = text.lstrip()
+    return len(text) - len(stripped) + 1 if stripped else None

@@ -3,27 +3,27 @@
 A captured ``Program`` is planned once per (program, input shapes and dtypes):
 
 - nodes whose inputs are all constants are folded at planning time;
-- ``sigmoid`` is split into ``x * 0.5 -> tanh -> 0.5 * (t + 1)`` (the reference formula) so
-  its arithmetic fuses with its neighbours;
-- maximal trees of element-wise arithmetic (a node joins its consumer's tree when that is its
-  only consumer and it is not a program output) become ONE generated Numba ufunc, one pass
-  over memory (``fusion_codegen``); a 2-d tree reading an argument broadcast along its rows
-  or columns (even a lone bias add) becomes a generated loop kernel instead;
-- transcendental functions (exp, log, tanh, general pow) run as NumPy ufuncs: NumPy's SIMD
-  loops beat Numba's scalar libm calls several times over (measured in issue 5), so they are
-  never fused; a lone arithmetic node runs as its NumPy ufunc too, which needs no compile,
-  except a lone ``sqrt``: NumPy's float32 and float64 sqrt loops measured 2x slower than a
-  generated one here (1e5 float32: 35 us against 18.5 us), and IEEE sqrt is exact, so both
-  give the same bits;
+- maximal trees of element-wise nodes (a node joins its consumer's tree when that is its
+  only consumer and it is not a program output) become ONE generated kernel, one pass
+  over memory (``fusion_codegen``). Transcendental nodes (exp, log, tanh, sigmoid) join
+  them as the vectorised functions of ``fusion_math``, within the ulps stated there; a
+  lone transcendental or ``sqrt`` is a generated kernel too (NumPy's loops for them
+  measured slower here); a lone arithmetic node runs as its NumPy ufunc, which needs no
+  compile; a general ``pow`` runs as NumPy's;
+- a tree whose arguments all have its result's shape runs as a range kernel: the caller
+  and the helper threads of ``fusion_threads.Team`` share its chunks when it has enough
+  work, and a large program output is written with streaming stores (``fusion_stream``).
+  A 2-d tree reading an argument broadcast along its rows or columns (even a lone bias
+  add) becomes a generated loop kernel instead, and other broadcasting trees a
+  ``numba.vectorize`` ufunc;
 - matmuls, reductions and shape ops run as kernels of the device's kernel table;
 - every element-wise result that is not a program output is written into a buffer from a
   reused workspace, assigned by liveness so that a dead input's buffer is overwritten in place;
-- consecutive element-wise steps over one large shape run chunk by chunk, each chunk through
-  all the steps, on every core when that times faster (``fusion_threads``; else whole; a
-  run of arithmetic is bound by memory, and whether a second core still pays depends on the
-  machine's memory bandwidth and load, so every large run is timed both ways):
-  ufuncs release the GIL, chunks write disjoint ranges, so the result is the whole-array one
-  bit for bit. Reductions and matmuls are never split.
+- consecutive element-wise steps that are not range kernels, over one large shape, run
+  chunk by chunk, each chunk through all the steps, on every core when that times faster
+  (``fusion_threads.ChunkPool``; else whole): ufuncs release the GIL, chunks write disjoint
+  ranges, so the result is the whole-array one bit for bit. Reductions and matmuls are
+  never split.
 
 Plans are cached in the program's own ``cache`` dict; each thread running a plan has its own
 workspace, so threads never share a buffer.
@@ -45,14 +45,17 @@ from dispatch_lint.runtime import fusion_threads
 from dispatch_lint.runtime.backends.numpy import KERNELS as REFERENCE
 from dispatch_lint.runtime.fusion_codegen import (
     FUSABLE_DTYPES,
+    PARALLEL_WORK,
+    TRANSCENDENTAL,
     FusedTerm,
+    RangeKernel,
     compiled_kernel,
     kernel_counters,
     kernel_source,
     literal,
     loop_kernel_source,
-    stream_kernel_source,
-    streaming_kernel,
+    range_kernel_source,
+    work,
 )
 
 __all__ = [
@@ -62,6 +65,7 @@ __all__ = [
     "FusionStats",
     "ProgramPlan",
     "plan_program",
+    "run_conformed",
     "run_planned",
     "stats",
 ]
@@ -80,6 +84,7 @@ _FUSABLE = frozenset(
         "sqrt",
         "astype",
         "pow",
+        *TRANSCENDENTAL,
         *_COMPARISONS,
     }
 )
@@ -319,6 +324,11 @@ class ProgramPlan:
         #: Entries of a workspace: the slots, then one per recycled output.
         self._workspace_size = len(slots) + recycled
         self._executes = tuple(step.execute for step in steps)
+        # Only NumPy's loops report floating-point errors; a plan of generated kernels
+        # skips entering NumPy's error state (a microsecond or two per run).
+        self._numpy_steps = any(
+            not (isinstance(s, _UfuncStep) and s.fused) for s in self._flat_steps()
+        )
         # One workspace per thread: threads running the same plan never share a buffer.
         self._workspaces = threading.local()
 
@@ -365,11 +375,16 @@ class ProgramPlan:
         if workspace is None:
             workspace = self._workspaces.buffers = [None] * self._workspace_size
         # As the reference interpreter: IEEE results (inf, nan) without warnings.
-        with np.errstate(all="ignore"):
+        if self._numpy_steps:
+            with np.errstate(all="ignore"):
+                for execute in self._executes:
+                    execute(values, workspace)
+        else:
             for execute in self._executes:
                 execute(values, workspace)
+        copied = self._copied
         return [
-            values[i].copy() if i in self._copied else np.asarray(values[i])
+            values[i].copy() if i in copied else np.asarray(values[i])
             for i in self._outputs
         ]
 
@@ -398,22 +413,12 @@ def _lower(
         values.append(value)
         return len(values) - 1
 
-    def constant(number: float, dtype: np.dtype) -> int:
-        return add(_Value("const", (), (), dtype, {}, np.asarray(number, dtype)))
-
     for node in nodes:
         inputs = tuple(where[i] for i in node.inputs)
         dtype, shape = np.dtype(node.dtype), tuple(node.shape)
         if node.op == "const":
             const = np.asarray(node.attrs["value"])
             where.append(add(_Value("const", (), const.shape, const.dtype, {}, const)))
-        elif node.op == "sigmoid" and dtype.kind == "f":
-            # The reference kernel's formula, 0.5 * (tanh(0.5 * x) + 1), as separate values.
-            half = constant(0.5, dtype)
-            scaled = add(_Value("mul", (inputs[0], half), shape, dtype, {}))
-            tanh = add(_Value("tanh", (scaled,), shape, dtype, {}))
-            shifted = add(_Value("add", (tanh, constant(1, dtype)), shape, dtype, {}))
-            where.append(add(_Value("mul", (half, shifted), shape, dtype, {})))
         else:
             where.append(add(_Value(node.op, inputs, shape, dtype, dict(node.attrs))))
     return values, [where[i] for i in outputs]
@@ -449,6 +454,9 @@ def _fusable(values: list[_Value], value: _Value) -> bool:
         *_COMPARISONS,
     ):
         return False  # NumPy rejects or specially treats these on booleans
+    if value.op in TRANSCENDENTAL:
+        # fusion_math's functions exist only compiled (not under NUMBA_DISABLE_JIT).
+        return value.dtype.kind == "f" and fusion_threads.AVAILABLE
     if value.op in ("div", "sqrt"):
         return value.dtype.kind == "f"
     return True
@@ -462,13 +470,16 @@ def plan_program(
     chunk_threshold: int = CHUNK_THRESHOLD,
     chunk_work: int = CHUNK_WORK,
     stream_bytes: int = STREAM_BYTES,
+    parallel_work: int = PARALLEL_WORK,
 ) -> ProgramPlan:
     """Plan a program's nodes (topologically ordered) into steps; see the module docstring.
 
     Runs of element-wise steps of one shape with at least ``chunk_threshold`` element-steps
     of work run in chunks of about ``chunk_work`` element-steps, on every core while cores
     are free. Fused program outputs of at least ``stream_bytes`` bytes are written with
-    streaming stores where the machine has them.
+    streaming stores where the machine has them. A fused group whose arguments all have
+    its result's shape runs as a range kernel, on every thread of the team from
+    ``parallel_work`` element-steps (``fusion_codegen.RangeKernel``).
     """
     values, output_values = _lower(nodes, outputs)
     count = len(values)
@@ -554,6 +565,7 @@ def plan_program(
             generated = (
                 len(members) > 1
                 or value.op == "sqrt"
+                or value.op in TRANSCENDENTAL
                 or _loop_indices(values, index, _group_arguments(values, members))
                 is not None
             )
@@ -564,7 +576,7 @@ def plan_program(
                 and _streams(values, members)
             )
             if generated:
-                ufunc, arguments = _fused_kernel(values, members, stream)
+                ufunc, arguments = _fused_kernel(values, members, stream, parallel_work)
             else:
                 ufunc, arguments = _single_ufunc(values, value)
             slot = take_slot(index, generated)
@@ -646,7 +658,12 @@ def _chunk_large_steps(
         run.clear()
 
     for step, skip in zip(steps, excluded):
-        if not isinstance(step, _UfuncStep) or skip:
+        # A range kernel shares its chunks among the team's threads itself.
+        if (
+            not isinstance(step, _UfuncStep)
+            or skip
+            or isinstance(step.ufunc, RangeKernel)
+        ):
             close_run()
             planned.append(step)
             continue
@@ -776,21 +793,31 @@ def _loop_indices(
     return tuple(indices)
 
 
-def _streams(values: list[_Value], members: list[int]) -> bool:
-    """Whether a group's result can be written with streaming stores: floating-point, every
-    argument of the result's shape (no broadcasting), on a machine that streams."""
+def _ranged(values: list[_Value], members: list[int]) -> bool:
+    """Whether a group runs as a range kernel (``fusion_codegen.RangeKernel``): every
+    argument of the result's shape (no broadcasting), where kernels are compiled."""
     result = values[members[-1]]
-    if result.dtype.kind != "f" or not result.shape:
+    if not result.shape or not fusion_threads.AVAILABLE:
         return False
-    if any(values[a].shape != result.shape for a in _group_arguments(values, members)):
-        return False
+    return all(
+        values[a].shape == result.shape for a in _group_arguments(values, members)
+    )
+
+
+def _streams(values: list[_Value], members: list[int]) -> bool:
+    """Whether a group's result can be written with streaming stores: floating-point, a
+    range kernel, on a machine that streams."""
     from dispatch_lint.runtime.fusion_stream import AVAILABLE
 
-    return AVAILABLE
+    result = values[members[-1]]
+    return AVAILABLE and result.dtype.kind == "f" and _ranged(values, members)
 
 
 def _fused_kernel(
-    values: list[_Value], members: list[int], stream: bool = False
+    values: list[_Value],
+    members: list[int],
+    stream: bool = False,
+    parallel_work: int = PARALLEL_WORK,
 ) -> tuple[Callable[..., np.ndarray], tuple[int, ...]]:
     """Generate (or reuse) the kernel of a group; returns it with its argument values.
     ``stream``: the result is written with streaming stores (see :func:`_streams`)."""
@@ -822,16 +849,16 @@ def _fused_kernel(
             )
         )
     dtypes = tuple(values[i].dtype for i in arguments)
-    if stream:
-        fallback = kernel_source(tuple(terms), dtypes)
-        kernel = streaming_kernel(stream_kernel_source(tuple(terms), dtypes), fallback)
+    terms_ = tuple(terms)
+    fallback = kernel_source(terms_, dtypes)
+    if _ranged(values, members):
+        source = range_kernel_source(terms_, dtypes, stream)
+        kernel = RangeKernel(source, fallback, work(terms_), parallel_work)
         return kernel, tuple(arguments)
     loop = _loop_indices(values, members[-1], tuple(arguments))
     if loop is not None:
-        source = loop_kernel_source(tuple(terms), loop)
-    else:
-        source = kernel_source(tuple(terms), dtypes)
-    return compiled_kernel(source), tuple(arguments)
+        fallback = loop_kernel_source(terms_, loop)
+    return compiled_kernel(fallback), tuple(arguments)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -903,3 +930,20 @@ def run_planned(
         [(name, arrays[name].shape, arrays[name].dtype) for name in sorted(arrays)]
     )
     return _plan_for(program, signature, kernels).run(arrays)
+
+
+def run_conformed(
+    program: Any, arrays: Mapping[str, np.ndarray], kernels: Any
+) -> list[np.ndarray]:
+    """``run_planned`` for arrays of exactly the shapes and dtypes of the program's
+    placeholders (as ``Program.run`` checks them): the plan for those is kept apart, so
+    a run skips computing its signature."""
+    plan = program.cache.get("fusion.plan")
+    if plan is None:
+        signature = tuple(
+            [(name, arrays[name].shape, arrays[name].dtype) for name in sorted(arrays)]
+        )
+        plan = program.cache["fusion.plan"] = _plan_for(program, signature, kernels)
+    else:
+        _plan_counters.reused += 1
+    return plan.run(arrays)

@@ -57,7 +57,9 @@ def ensure_not_capture(t: Any, what: str = "this value") -> Any:
     """Return ``t``; raise ``CaptureGuardError`` (DL001) if it is a capture tensor."""
     if is_capture(t) and get_mode() != "off":
         raise CaptureGuardError(
-            f"{what} must not be a capture tensor, got {t._describe()}", t._origin
+            f"{what} is {t._describe()}, and ensure_not_capture() lets only real tensors "
+            "through",
+            t._origin,
         )
     return t
 

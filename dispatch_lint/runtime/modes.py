@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from dispatch_lint.runtime.errors import user_frame_depth
+
 __all__ = ["ENV_VAR", "MODES", "get_mode", "in_training", "mode", "set_mode"]
 
 #: ``raise``: every rule raises with its origin; ``strict``: warnings (DL004) raise too;
@@ -27,11 +29,12 @@ def _mode_from_environment() -> str:
     if value not in MODES:
         # A typo in an environment variable must not stop training code from importing; fall
         # back to the default, which keeps every check on, and say so.
+        # The warning points at the user's import of the runtime, not at this module.
         warnings.warn(
             f"{ENV_VAR}={value!r} is not a guard mode (expected one of {', '.join(MODES)}); "
             "using 'raise'",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=user_frame_depth(),
         )
         return "raise"
     return value

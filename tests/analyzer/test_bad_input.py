@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dispatch_lint.analyzer import api, cli
+from dispatch_lint.analyzer.project import ModuleIndex
 
 #: Always in the checked folder beside the bad input: proof that the others are still flagged.
 OTHER = ("other.py", b"def f(:\n    pass\n")
@@ -34,8 +35,10 @@ def cpython_reason(source: bytes) -> str | None:
 
 
 def lint(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """The CLI on ``folder``, one line a finding (``--output-format concise``)."""
     result = subprocess.run(
-        [sys.executable, "-m", "dispatch_lint.analyzer.cli", *argv],
+        [sys.executable, "-m", "dispatch_lint.analyzer.cli", "--output-format", "concise",
+         *argv],
         cwd=folder,
         capture_output=True,
         check=False,
@@ -227,16 +230,16 @@ def test_unreadable_file(
     # The tests may run as root, whom no file mode stops: the read itself is made to fail,
     # as the operating system would fail it.
     write(folder, "secret.py", b"x = 1\n")
-    real_read = api._read
+    real_read = ModuleIndex.read
 
-    def read(location: Path) -> bytes:
-        if location.name == "secret.py":
-            raise PermissionError(13, "Permission denied", str(location))
-        return real_read(location)
+    def read(index: ModuleIndex, location: str) -> bytes:
+        if os.path.basename(location) == "secret.py":
+            raise PermissionError(13, "Permission denied", location)
+        return real_read(index, location)
 
-    monkeypatch.setattr(api, "_read", read)
+    monkeypatch.setattr(ModuleIndex, "read", read)
     monkeypatch.chdir(folder)
-    code = cli.main(["."])
+    code = cli.main(["--output-format", "concise", "."])
     out, err = capsys.readouterr()
     assert code == 2
     assert err == "secret.py: error: cannot read: Permission denied\n"

@@ -269,6 +269,9 @@ _GOOD = [
     9,
     [["a.py", 2, 5, "made here"]],
     ["note"],
+    "m in short",
+    "do this",
+    ["drop it", "safe", [[3, 1, 3, 9, "x"]]],
 ]
 
 
@@ -277,12 +280,15 @@ _GOOD = [
     [
         [*_GOOD[:1], True, *_GOOD[2:]],  # a bool is no line number
         [*_GOOD[:6], 7, *_GOOD[7:]],  # a message that is not text
-        [*_GOOD[:9], [["a.py", 2, "5", "made here"]], ["note"]],
-        [*_GOOD[:9], [["a.py", 2, 5]], ["note"]],
-        [*_GOOD[:9], [], [1]],
-        [*_GOOD[:9], "", ""],
-        "abcdefghijk",  # eleven items, none of the right kind
+        [*_GOOD[:9], [["a.py", 2, "5", "made here"]], ["note"], *_GOOD[11:]],
+        [*_GOOD[:9], [["a.py", 2, 5]], ["note"], *_GOOD[11:]],
+        [*_GOOD[:9], [], [1], *_GOOD[11:]],
+        [*_GOOD[:9], "", "", *_GOOD[11:]],
+        "abcdefghijklmn",  # fourteen items, none of the right kind
         _GOOD[:10],
+        [*_GOOD[:11], "h", "p", ["t", "safe", [[3, 1, 3, "9", "x"]]]],  # a column as text
+        [*_GOOD[:11], "h", "p", ["t", "safe"]],
+        [*_GOOD[:11], "h", 5, None],
     ],
 )
 def test_a_stored_finding_of_the_wrong_shape_is_refused(diagnostic: object) -> None:

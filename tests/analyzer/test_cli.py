@@ -64,10 +64,14 @@ def test_syntax_error_is_a_finding_with_source_and_caret(
     assert code == 1
     assert err == ""
     assert out.splitlines() == [
-        "bad.py:1:7: DL000 Syntax error: invalid syntax",
-        " 1 | def f(:",
-        "   |       ^",
-        "DL000 syntax-error: https://github.com/dispatch-lint/dispatch-lint#dl000-syntax-error",
+        "DL000 Syntax error: invalid syntax",
+        " --> bad.py:1:7",
+        "  |",
+        "1 | def f(:",
+        "  |       ^",
+        "  |",
+        "help: fix the syntax error; the rest of the file is checked once it parses",
+        "",
         "Found 1 error in 1 file (2 files checked).",
     ]
 
@@ -77,13 +81,13 @@ def test_exit_zero_keeps_the_report(
 ) -> None:
     code, out, _ = run(capsys, "--exit-zero", ".")
     assert code == 0
-    assert "bad.py:1:7: DL000" in out
+    assert " --> bad.py:1:7\n" in out
 
 
 def test_missing_path_is_one_line_and_others_still_checked(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "missing.py", "bad.py")
+    code, out, err = run(capsys, "missing.py", "bad.py", "--output-format", "concise")
     assert code == 2
     assert err == "missing.py: error: no such file or folder\n"
     assert "bad.py:1:7: DL000" in out
@@ -167,12 +171,17 @@ def test_trace_shown_as_numbered_notes(
     code, out, _ = run(capsys)
     assert code == 1
     assert out.splitlines() == [
-        "train.py:2:2: DL001 Capture tensors do not support autodiff",
-        " 2 | x.backward()",
-        "   |  ^^^^^^^^^^^",
+        "DL001 Capture tensors do not support autodiff",
+        " --> train.py:2:2",
+        "  |",
+        "2 | x.backward()",
+        "  |  ^^^^^^^^^^^",
+        "  |",
         "  1. train.py:1:1: a capture tensor is created here",
         "  2. train.py:2:2: it reaches .backward()",
-        "DL001 capture-backward: https://github.com/dispatch-lint/dispatch-lint#dl001-capture-backward",
+        "help: replay the captured program first (dispatch.replay / Program.run) and "
+        "differentiate the real result, or train on Autodiff(NumPy())",
+        "",
         "Found 1 error in 1 file (2 files checked).",
     ]
 
@@ -184,7 +193,9 @@ def test_selection_flags(
     assert run(capsys, "--ignore", "DL001")[0] == 1  # DL000 in bad.py remains
     code, out, _ = run(capsys, "--ignore", "DL000,DL001")
     assert (code, out) == (0, "All checks passed (3 files checked).\n")
-    code, out, _ = run(capsys, "--select", "DL002", "--extend-select", "DL00")
+    code, out, _ = run(
+        capsys, "--select", "DL002", "--extend-select", "DL00", "--format", "concise"
+    )
     assert [line for line in out.splitlines() if ": DL001" in line] == [
         "train.py:1:2: DL001 Capture tensors do not support autodiff"
     ]
@@ -204,7 +215,7 @@ def test_noqa_and_disable_comments(
         "c.backward()\n"
         "d.backward()  # noqa: DL002\n"
     )
-    code, out, _ = run(capsys)
+    code, out, _ = run(capsys, "--output-format", "concise")
     assert code == 1
     assert [line for line in out.splitlines() if line.startswith("train.py")] == [
         "train.py:5:2: DL001 Capture tensors do not support autodiff"
@@ -223,6 +234,7 @@ def test_warn_unused_suppressions(
     assert code == 1
     assert out.splitlines() == [
         "train.py:2:8: warning: unused suppression '# noqa: DL003': no DL003 finding on its line",
+        "",
         "Found 1 unused suppression (2 files checked).",
     ]
 
@@ -288,7 +300,7 @@ def test_broken_config_is_one_line_exit_two(
     assert err == (
         f"dispatch-lint: error: {project / 'pyproject.toml'}: [tool.dispatch-lint]: unknown key "
         "'selcet'; allowed keys: select, ignore, extend-select, exclude, per-file-ignores, "
-        "frameworks, sources, sinks, sanitizers\n"
+        "src, follow-imports, frameworks, sources, sinks, sanitizers\n"
     )
 
 
@@ -374,3 +386,73 @@ def test_a_bug_outside_any_file_is_one_line(
         "",
         "dispatch-lint: error: internal error: OSError: disk on fire\n",
     )
+
+
+def test_output_format_concise_and_the_format_alias(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    concise = run(capsys, "--output-format", "concise")
+    assert concise == run(capsys, "--format", "concise")
+    assert concise[1].splitlines() == [
+        "bad.py:1:7: DL000 Syntax error: invalid syntax",
+        "Found 1 error in 1 file (2 files checked).",
+    ]
+
+
+def test_statistics_as_json(
+    project: Path, capsys: pytest.CaptureFixture[str], sink_finder: None
+) -> None:
+    (project / "train.py").write_text("a.backward()\nb.backward()\n")
+    code, out, _ = run(capsys, "--statistics", "--output-format", "json")
+    assert code == 1
+    assert json.loads(out) == [
+        {"code": "DL001", "name": "capture-backward", "count": 2},
+        {"code": "DL000", "name": "syntax-error", "count": 1},
+    ]
+    code, out, err = run(capsys, "--statistics", "--output-format", "sarif")
+    assert (code, out) == (2, "")
+    assert err == (
+        "dispatch-lint: error: --statistics is written as text or json, not sarif: use "
+        "--output-format text or --output-format json\n"
+    )
+
+
+def test_no_python_file_under_the_paths_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# nothing to lint\n")
+    assert run(capsys, "docs", ".") == (
+        0,
+        "All checks passed (0 files checked).\n",
+        "dispatch-lint: warning: No Python files found under docs, .\n",
+    )
+
+
+def test_explain_prints_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
+    for spec in RULES:
+        code, out, _ = run(capsys, "--explain", spec.id.lower())
+        assert code == 0
+        assert "``" not in out and "::\n" not in out, spec.id
+    _, out, _ = run(capsys, "--explain", "DL005")
+    assert "Example:\n\n    dev = dispatch.Autodiff(dispatch.Autodiff(dispatch.NumPy()))" in out
+
+
+def test_command_line_select_wins_over_the_configurations_ignore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.dispatch-lint]\nignore = ['DL004']\n"
+    )
+    (tmp_path / "model.py").write_text(
+        "from dispatch_lint import runtime as dispatch\n"
+        "dev = dispatch.Autodiff(dispatch.Capture())\n"
+    )
+    assert run(capsys, "--no-cache")[0] == 0
+    code, out, _ = run(capsys, "--no-cache", "--select", "dl004", "--format", "concise")
+    assert code == 1
+    assert out.startswith("model.py:2:7: DL004 Autodiff over a capture device")
+    code, out, _ = run(capsys, "--no-cache", "--extend-select", "DL004", "--format", "concise")
+    assert code == 1 and "DL004" in out

@@ -111,15 +111,24 @@ def test_text_shows_the_finding_with_source_and_trace(
     code, out, err = run(capsys, "direct.py", "clean.py")
     lines = out.splitlines()
     assert (code, err) == (1, "")
-    assert lines[0].startswith(
-        "direct.py:6:5: DL001 Capture tensors do not support autodiff"
+    assert lines[0] == (
+        "DL001 Capture tensors do not support autodiff: `.backward()` is called on a value "
+        "that may be a capture tensor"
     )
-    assert lines[1:3] == [" 6 |     x.backward()", "   |     ^^^^^^^^^^^^"]
-    notes = lines[3:-2]
+    assert lines[1:6] == [
+        " --> direct.py:6:5",
+        "  |",
+        "6 |     x.backward()",
+        "  |     ^^^^^^^^^^^^",
+        "  |",
+    ]
+    notes = lines[6:-3]
     assert notes[0].startswith("  1. direct.py:5:")
     assert notes[-1].startswith(f"  {len(notes)}. direct.py:6:")
-    assert lines[-2:] == [
-        "DL001 capture-backward: https://github.com/dispatch-lint/dispatch-lint#dl001-capture-backward",
+    assert lines[-3:] == [
+        "help: replay the captured program first (dispatch.replay / Program.run) and "
+        "differentiate the real result, or train on Autodiff(NumPy())",
+        "",
         "Found 1 error in 1 file (2 files checked).",
     ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,40 @@ def test_suppressions_apply_to_what_only_the_run_saw(
     )
     assert cli.main(["--trips", str(trips)]) == 0
     assert capsys.readouterr().out == "All checks passed (1 file checked).\n"
+
+
+def test_a_finding_only_the_run_saw_has_its_caret_where_the_run_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A real run of the runtime records the trip; the analysis cannot see through getattr.
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(
+        "from dispatch_lint import runtime as dispatch\n"
+        "make = getattr(dispatch, 'place' + 'holder')\n"
+        "x = make((2,), name='x')\n"
+        "value = 2 * x.sum().item()\n"
+    )
+    subprocess.run(
+        [sys.executable, "train.py"],
+        env={**os.environ, "DISPATCH_LINT_TRIPS": "trips.jsonl"},
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    if sys.version_info < (3, 11):
+        pytest.skip("Python says where on its line a call runs from 3.11 on")
+    code = cli.main(["--trips", "trips.jsonl", "train.py", "--no-cache"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.splitlines()[:6] == [
+        "DL003 Capture tensors hold no data (raised at run time: CaptureDataError)",
+        " --> train.py:4:13",
+        "  |",
+        "4 | value = 2 * x.sum().item()",
+        "  |             ^^^^^^^^^^^^^^",
+        "  |",
+    ]
+    assert "  1. train.py:3:1: the capture tensor was created here (seen at run time)" in out

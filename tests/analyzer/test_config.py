@@ -119,6 +119,23 @@ sinks = [{name = "mylib.train_step", arg = 0, rule = "DL001"}, {name = "mylib.sa
             "[tool]\ndispatch-lint = 3\n",
             "[tool.dispatch-lint]: must be a table of settings, not an integer",
         ),
+        (
+            "[tool.dispatch-lint]\nsrc = 'src'\n",
+            "[tool.dispatch-lint]: src must be a list of strings, not a string ('src')",
+        ),
+        (
+            "[tool.dispatch-lint]\nsrc = ['pyproject.toml']\n",
+            "src must list folders (relative to ",
+        ),
+        (
+            "[tool.dispatch-lint]\nfollow-imports = 'silent'\n",
+            "[tool.dispatch-lint]: follow-imports must be one of 'normal', 'skip', not a "
+            "string ('silent')",
+        ),
+        (
+            "[tool.dispatch-lint]\nfollow-imports = false\n",
+            "follow-imports must be one of 'normal', 'skip', not a boolean (False)",
+        ),
     ],
 )
 def test_mistakes_are_one_line_naming_file_key_and_what_is_allowed(
@@ -131,6 +148,23 @@ def test_mistakes_are_one_line_naming_file_key_and_what_is_allowed(
     assert "\n" not in message
     assert message.startswith(str(path))
     assert expected in message
+
+
+def test_import_roots_default_to_the_configuration_folder_and_its_src(
+    tmp_path: Path,
+) -> None:
+    path = _pyproject(tmp_path, "[tool.dispatch-lint]\n")
+    root = tmp_path.resolve()
+    assert load_config(path).import_roots() == (root,)
+    (tmp_path / "src").mkdir()
+    assert load_config(path).import_roots() == (root, root / "src")
+    assert load_config(path).follow_imports == "normal"
+    path = _pyproject(
+        tmp_path, "[tool.dispatch-lint]\nsrc = ['lib', '.']\nfollow-imports = 'skip'\n"
+    )
+    config = load_config(path)
+    assert config.import_roots() == (root / "lib", root / ".")
+    assert config.follow_imports == "skip"
 
 
 def test_not_utf8_configuration_is_an_error(tmp_path: Path) -> None:
@@ -171,11 +205,51 @@ def test_explicit_config_file_may_be_a_plain_toml_table(tmp_path: Path) -> None:
 
 
 def test_command_line_overrides_are_checked() -> None:
-    config = Config(ignore=("DL004",)).with_overrides(
-        select=["DL00"], ignore=["DL005"], extend_select=[]
-    )
-    assert config.enabled_rules() == ALL - {"DL004", "DL005"}
     with pytest.raises(
         ConfigError, match="--extend-select: unknown rule selector 'E501'"
     ):
         Config().with_overrides(extend_select=["E501"])
+
+
+def test_command_line_select_replaces_the_files_select_and_ignore() -> None:
+    # As ruff's --select does: `ignore = ["DL004"]` in pyproject.toml must not win over it.
+    config = Config(ignore=("DL004",), extend_select=("DL008",))
+    assert "DL004" not in config.enabled_rules()
+    assert config.with_overrides(select=["DL004"]).enabled_rules() == {"DL000", "DL004"}
+    assert config.with_overrides(select=["DL00"], ignore=["DL005"]).enabled_rules() == (
+        ALL - {"DL005"}
+    )
+
+
+def test_command_line_extend_select_and_ignore_add_to_the_file() -> None:
+    config = Config(select=("DL001",), ignore=("DL004",))
+    assert config.with_overrides(extend_select=["DL004"]).enabled_rules() == {
+        "DL000",
+        "DL001",
+        "DL004",
+    }
+    assert config.with_overrides(ignore=["DL001"]).enabled_rules() == {"DL000"}
+    # The most specific selector of the command line decides between its own selectors.
+    assert config.with_overrides(
+        extend_select=["DL00"], ignore=["DL003"]
+    ).enabled_rules() == ALL - {"DL003"}
+
+
+def test_rule_ids_are_case_insensitive_everywhere(tmp_path: Path) -> None:
+    path = _pyproject(
+        tmp_path,
+        "[tool.dispatch-lint]\nselect = ['dl00']\nignore = ['Dl004']\n"
+        "sinks = [{name = 'f', arg = 0, rule = 'dl003'}]\n"
+        "[tool.dispatch-lint.per-file-ignores]\n'tests/*' = ['dl001']\n",
+    )
+    config = load_config(path)
+    assert config.enabled_rules() == ALL - {"DL004"}
+    assert config.per_file_ignores == (("tests/*", ("DL001",)),)
+    assert config.settings is not None and config.settings.sinks[0].rule == "DL003"
+    assert config.with_overrides(select=["dl002"]).enabled_rules() == {"DL000", "DL002"}
+
+
+def test_per_file_ignores_remove_rules_whatever_the_selection() -> None:
+    config = Config(select=("DL", "DL001"))
+    assert config.enabled_rules(("DL",)) == {"DL000"}
+    assert config.enabled_rules(("DL000", "DL001")) == ALL - {"DL000", "DL001"}

@@ -14,6 +14,7 @@ import pytest
 from dispatch_lint.analyzer import cli, engine, parallel
 from dispatch_lint.analyzer.api import check_paths
 from dispatch_lint.analyzer.config import Config
+from dispatch_lint.analyzer.project import import_groups, name_links
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -99,11 +100,18 @@ def _whole_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine sees every file in one call, as before the run was split."""
 
     def one_group(
-        files: Sequence[parallel.FileToCheck], needles: Sequence[bytes]
+        files: Sequence[parallel.FileToCheck],
+        links: object,
+        needles: Sequence[bytes],
     ) -> list[parallel.Group]:
         return [parallel.Group(tuple(files), True)]
 
     monkeypatch.setattr("dispatch_lint.analyzer.api.import_groups", one_group)
+
+
+def _groups(files: Sequence[parallel.FileToCheck]) -> list[parallel.Group]:
+    """The groups of files that are in no folder, linked by their module names."""
+    return import_groups(files, name_links(files), [b"dispatch_lint"])
 
 
 @pytest.mark.parametrize("where", ["fixtures", "generated"])
@@ -177,7 +185,7 @@ def test_groups_keep_importers_with_their_helpers() -> None:
         parallel.FileToCheck("tool.py", b"import dispatch_lint.runtime as d\n", "tool"),
         parallel.FileToCheck("lone.py", b"print(1)\n", "lone"),
     ]
-    groups = parallel.import_groups(files, [b"dispatch_lint"])
+    groups = _groups(files)
     assert sorted((tuple(f.path for f in g.files), g.seeded) for g in groups) == [
         (("app/main.py", "app/util.py", "app/__init__.py"), False),
         (("lone.py",), False),
@@ -186,25 +194,40 @@ def test_groups_keep_importers_with_their_helpers() -> None:
 
 
 @pytest.mark.parametrize(
-    "source",
+    ("source", "package"),
     [
-        b"from . import a\n",
-        b"import os; from .a import x\n",  # the relative import is not the line's first
-        b"from os import (\n    path,\n)\nfrom\t.. import a\n",
-        b'import sys\n"""\nsee: from . import a\n"""\n',  # a docstring only links more
+        (b"from . import a\n", "pkg/sub/__init__.py"),
+        # The relative import is not the line's first.
+        (b"import os; from .a import x\n", "pkg/sub/__init__.py"),
+        (b"from os import (\n    path,\n)\nfrom\t.. import a\n", "pkg/__init__.py"),
     ],
 )
-def test_a_relative_import_links_a_module_with_its_package(source: bytes) -> None:
+def test_a_relative_import_links_a_module_with_the_package_it_names(
+    source: bytes, package: str
+) -> None:
     files = [
         parallel.FileToCheck("pkg/__init__.py", b"", "pkg"),
         parallel.FileToCheck("pkg/sub/__init__.py", b"", "pkg.sub"),
         parallel.FileToCheck("pkg/sub/mod.py", source, "pkg.sub.mod"),
         parallel.FileToCheck("other.py", b"X = 1\n", "other"),
     ]
-    groups = parallel.import_groups(files, [b"dispatch_lint"])
-    assert sorted(tuple(f.path for f in g.files) for g in groups) == [
-        ("other.py",),
-        ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py"),
+    groups = {tuple(f.path for f in g.files) for g in _groups(files)}
+    assert ("other.py",) in groups
+    assert any({package, "pkg/sub/mod.py"} <= set(g) for g in groups)
+
+
+def test_an_import_in_a_docstring_or_a_comment_links_nothing() -> None:
+    files = [
+        parallel.FileToCheck("pkg/__init__.py", b"", "pkg"),
+        parallel.FileToCheck(
+            "pkg/mod.py",
+            b'"""\nsee: from . import a\n"""\n# import pkg\ntext = "import pkg"\n',
+            "pkg.mod",
+        ),
+    ]
+    assert sorted(tuple(f.path for f in g.files) for g in _groups(files)) == [
+        ("pkg/__init__.py",),
+        ("pkg/mod.py",),
     ]
 
 
@@ -280,7 +303,7 @@ def test_files_are_compiled_in_a_row_before_they_are_analysed(
         ),
     ]
     results = parallel.run_groups(
-        parallel.import_groups(files, [b"dispatch_lint"]), None, 1
+        _groups(files), None, 1
     )
     # Each file once, all before the analysis: the engine is handed the verdicts.
     assert events == [

@@ -124,9 +124,10 @@ def test_hook_fails_on_misuse(try_repo) -> None:  # type: ignore[no-untyped-def]
     assert result.returncode == 1, result.stdout + result.stderr
     assert "dispatch-lint" in result.stdout and "Failed" in result.stdout
     assert (
-        "misuse.py:5:5: DL001 Capture tensors do not support autodiff" in result.stdout
+        "DL001 Capture tensors do not support autodiff: `.backward()` is called on a value "
+        "that may be a capture tensor\n --> misuse.py:5:5\n" in result.stdout
     )
-    assert "broken.py:1:7: DL000 Syntax error: invalid syntax" in result.stdout
+    assert "DL000 Syntax error: invalid syntax\n --> broken.py:1:7\n" in result.stdout
     assert "clean.py:" not in result.stdout
 
 
@@ -134,3 +135,73 @@ def test_hook_passes_on_clean_code(try_repo) -> None:  # type: ignore[no-untyped
     result = try_repo("clean.py", "generated/broken.py")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
+
+
+HELPER = "def backprop(loss):\n    scaled = loss * 2\n    return scaled.backward()\n"
+CALLER = (
+    "from dispatch_lint import runtime as dispatch\n"
+    "from mlops.helpers import backprop\n\n"
+    "x = dispatch.placeholder((2,))\n"
+    "backprop({argument})\n"
+)
+
+
+def test_the_hook_catches_a_cross_module_bug_when_only_the_caller_is_staged(
+    tmp_path: Path,
+) -> None:
+    """The issue's story: pre-commit names only the changed file (the caller); the helper
+    that differentiates a capture tensor lives in a module that did not change.
+
+    The hook is this repository's own definition (entry, arguments, file types), run by the
+    real ``pre-commit`` as a local hook on the interpreter running the tests: installing it
+    from the index as ``try-repo`` does costs a minute a run, and the tests above do that."""
+    [hook] = yaml.safe_load(
+        (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    )
+    local = {**hook, "language": "system"}
+    project = tmp_path / "project"
+    (project / "mlops").mkdir(parents=True)
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "home"),
+        # `entry: dispatch-lint` is this checkout's console script.
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "NO_COLOR": "1",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=project, check=True, env=env, capture_output=True)
+
+    git("init", "-q")
+    (project / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]}), encoding="utf-8"
+    )
+    (project / "mlops" / "helpers.py").write_text(HELPER, encoding="utf-8")
+    clean = CALLER.format(argument='dispatch.ones((2,), device="autodiff:numpy").sum()')
+    (project / "train.py").write_text(clean, encoding="utf-8")
+    (project / "other.py").write_text("import os\n", encoding="utf-8")
+    git("add", ".")
+    git("commit", "-q", "-m", "start", "--no-verify")
+    (project / "train.py").write_text(CALLER.format(argument="x.sum()"), encoding="utf-8")
+    (project / "other.py").write_text("import os  # unstaged\n", encoding="utf-8")
+    git("add", "train.py")
+
+    result = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--color", "never"],
+        cwd=project,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "DL001 Capture tensors do not support autodiff" in result.stdout
+    assert " --> train.py:5:1\n" in result.stdout
+    # The helper's lines are in the trace; the helper itself was not a changed file.
+    assert "mlops/helpers.py:3:12: `scaled.backward()` is called" in result.stdout
+    assert "(1 file checked)" in result.stdout

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import io
 import json
+import re
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, Report, TraceStep
+from dispatch_lint.analyzer.diagnostics import (
+    SAFE,
+    UNSAFE,
+    Diagnostic,
+    Edit,
+    FileError,
+    Fix,
+    Report,
+    TraceStep,
+)
 from dispatch_lint.analyzer.report.github import escape_property, to_github
 from dispatch_lint.analyzer.report.json import to_json
 from dispatch_lint.analyzer.report.sarif import to_sarif
 from dispatch_lint.analyzer.report.text import (
+    fix_hint,
     source_lines,
+    statistics,
     summary_line,
+    write_concise,
     write_statistics,
     write_text,
 )
@@ -74,14 +88,104 @@ def test_text_shows_location_source_caret_trace_and_summary() -> None:
     out = io.StringIO()
     write_text(Report((_capture_backward(),), files=12), out, {"train.py": SOURCE})
     assert out.getvalue().splitlines() == [
-        "train.py:3:1: DL001 Capture tensors do not support autodiff: x may be a capture tensor",
-        " 3 | x.backward()",
-        "   | ^^^^^^^^^^^^",
+        "DL001 Capture tensors do not support autodiff: x may be a capture tensor",
+        " --> train.py:3:1",
+        "  |",
+        "3 | x.backward()",
+        "  | ^^^^^^^^^^^^",
+        "  |",
         "  1. train.py:2:5: a capture tensor is created by dispatch.placeholder",
         "  2. train.py:3:1: it reaches .backward()",
-        "DL001 capture-backward: https://github.com/dispatch-lint/dispatch-lint#dl001-capture-backward",
+        "help: replay the captured program first (dispatch.replay / Program.run) and "
+        "differentiate the real result, or train on Autodiff(NumPy())",
+        "",
         "Found 1 error in 1 file (12 files checked).",
     ]
+
+
+def test_text_shows_the_short_message_and_the_help_apart() -> None:
+    diagnostic = dataclasses.replace(
+        _capture_backward(),
+        message="Capture tensors do not support autodiff: x may be a capture tensor; "
+        "`x` was born at line 2. Fix: do this (DL001 capture-backward).",
+        headline="Capture tensors do not support autodiff: x may be a capture tensor",
+        help="do this",
+    )
+    out = io.StringIO()
+    write_text(Report((diagnostic,), files=1), out, {"train.py": SOURCE})
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "DL001 Capture tensors do not support autodiff: x may be a capture tensor"
+    assert lines[-3:] == ["help: do this", "", "Found 1 error in 1 file (1 file checked)."]
+    concise = io.StringIO()
+    write_concise(Report((diagnostic,), files=1), concise)
+    assert concise.getvalue().splitlines()[0] == f"train.py:3:1: DL001 {diagnostic.message}"
+
+
+def test_a_fixable_finding_is_marked_and_its_fix_is_the_help() -> None:
+    fix = Fix("drop autodiff first: `w.inner()`", SAFE, (Edit(3, 2, 3, 2, ".inner()"),))
+    hidden = Fix("use `c`", UNSAFE, (Edit(3, 1, 3, 3, "c"),))
+    fixable = dataclasses.replace(_capture_backward(), fix=fix)
+    unsafe = dataclasses.replace(_capture_backward("b.py"), fix=hidden)
+    report = Report((fixable, unsafe), files=2)
+    out = io.StringIO()
+    write_text(report, out, {})
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("DL001 [*] Capture tensors")
+    assert "help: drop autodiff first: `w.inner()`" in lines
+    assert lines[-2:] == [
+        "Found 2 errors in 2 files (2 files checked).",
+        "[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the "
+        "`--unsafe-fixes` option).",
+    ]
+    concise = io.StringIO()
+    write_concise(report, concise, unsafe=True)
+    assert [line.split(" ", 2)[1:] for line in concise.getvalue().splitlines()[:2]] == [
+        ["DL001", "[*] Capture tensors do not support autodiff: x may be a capture tensor"]
+    ] * 2
+    assert concise.getvalue().splitlines()[-1] == "[*] 2 fixable with the `--fix` option."
+
+
+@pytest.mark.parametrize(
+    ("fixes", "unsafe", "fixing", "expected"),
+    [
+        ((), False, False, None),
+        ((SAFE, SAFE), False, False, "[*] 2 fixable with the `--fix` option."),
+        (
+            (UNSAFE, UNSAFE),
+            False,
+            False,
+            "No fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` "
+            "option).",
+        ),
+        ((UNSAFE,), True, False, "[*] 1 fixable with the `--fix` option."),
+        (
+            (SAFE, UNSAFE),
+            False,
+            True,
+            "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` "
+            "option).",
+        ),
+    ],
+)
+def test_fix_hint_says_what_fix_and_unsafe_fixes_would_do(
+    fixes: tuple[str, ...], unsafe: bool, fixing: bool, expected: str | None
+) -> None:
+    found = [
+        dataclasses.replace(_capture_backward(), fix=Fix("t", applicability, ()))
+        for applicability in fixes
+    ]
+    assert fix_hint(found, unsafe, fixing) == expected
+
+
+def test_a_warning_has_a_warning_coloured_caret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    source = b"import dispatch_lint.runtime as d\n\n\n\n\n\ndev = d.Autodiff(d.Capture())\n"
+    out = io.StringIO()
+    write_text(Report((_warning(),), files=1), out, {"model.py": source})
+    caret_line = next(line for line in out.getvalue().splitlines() if "^" in line)
+    assert re.search(r"\x1b\[1;33m *\^+", caret_line), repr(caret_line)  # bold yellow
+    assert "\x1b[1;31m" not in out.getvalue()  # no bold red anywhere
 
 
 def test_text_in_a_pipe_has_no_colour_codes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -128,7 +232,9 @@ def test_text_without_colour_is_the_coloured_text_without_its_colour_codes(
     coloured = io.StringIO()
     write_text(report, coloured, sources)
     assert "\x1b[" in coloured.getvalue()
-    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.getvalue()) == plain.getvalue()
+    # Colours are SGR sequences; the rule id's link to its documentation is an OSC 8 one.
+    uncoloured = re.sub(r"\x1b\[[0-9;]*m|\x1b\]8;[^\x1b]*\x1b\\", "", coloured.getvalue())
+    assert uncoloured == plain.getvalue()
 
 
 def test_text_does_not_treat_brackets_in_messages_as_markup() -> None:
@@ -146,7 +252,7 @@ def test_text_does_not_treat_brackets_in_messages_as_markup() -> None:
     out = io.StringIO()
     write_text(Report((diagnostic,), files=1), out, {})
     assert out.getvalue().startswith(
-        "a[b].py:1:1: DL003 Capture tensors hold no data: [bold]t[/bold].item()\n"
+        "DL003 Capture tensors hold no data: [bold]t[/bold].item()\n --> a[b].py:1:1\n"
     )
 
 
@@ -184,6 +290,27 @@ def test_statistics_counts_each_rule_most_frequent_first() -> None:
         "    1  DL004  autodiff-over-capture",
         "Found 2 errors and 1 warning in 3 files (4 files checked).",
     ]
+
+
+def test_statistics_as_objects_for_json() -> None:
+    report = Report(
+        (_capture_backward("a.py"), _capture_backward("b.py"), _warning()), files=4
+    )
+    assert statistics(report) == [
+        {"code": "DL001", "name": "capture-backward", "count": 2},
+        {"code": "DL004", "name": "autodiff-over-capture", "count": 1},
+    ]
+
+
+def test_summary_after_fixing_counts_what_was_fixed_and_what_remains() -> None:
+    remaining = Report((_capture_backward("a.py"),), files=5)
+    fixed = (_capture_backward("b.py"), _warning())
+    assert summary_line(remaining, fixed=fixed) == (
+        "Found 2 errors and 1 warning (2 fixed, 1 remaining) in 3 files (5 files checked)."
+    )
+    assert summary_line(Report((), files=5), fixed=fixed[:1]) == (
+        "Found 1 error (1 fixed, 0 remaining) in 1 file (5 files checked)."
+    )
 
 
 def test_unused_suppressions_are_listed_as_warnings() -> None:

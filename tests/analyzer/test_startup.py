@@ -108,5 +108,5 @@ def test_a_cached_text_report_into_a_pipe_loads_no_rich(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     assert runs[1].stdout == runs[0].stdout
-    assert "train.py:3:1: DL001" in runs[1].stdout
+    assert " --> train.py:3:1\n" in runs[1].stdout
     assert runs[1].stderr.strip() == "1 []"

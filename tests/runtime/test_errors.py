@@ -38,14 +38,14 @@ def assert_explained(error: DispatchError, rule_id: str, line: int | None) -> No
     message = str(error)
     assert error.rule == rule_id and error.rule_name == spec.name
     assert message.startswith(spec.message)
-    assert rule_id in message and spec.name in message and spec.fix in message
+    assert rule_id in message and spec.name in message and type(error).fix() in message
     if line is None:
         assert error.origin is None
     else:
         assert error.origin is not None
         assert error.origin.file == __file__ and error.origin.line == line
         assert (
-            f"{__file__}:{line}" in message
+            f"The {spec.origin} was created at {__file__}:{line}." in message
             and str(error.origin) == f"{__file__}:{line}"
         )
 
@@ -224,4 +224,19 @@ def test_guard_error_is_dl001() -> None:
         guards.ensure_not_capture(x, what="the batch")
     assert isinstance(info.value, CaptureAutodiffError)
     assert_explained(info.value, "DL001", born)
-    assert "the batch" in str(info.value)
+    # The catalog's first sentence, then what the guard saw, in the words of `what=`, and
+    # the guards' own fix (not "differentiate the real result": nothing is differentiated).
+    assert str(info.value).startswith(
+        "Capture tensors do not support autodiff: the batch is a capture tensor (placeholder"
+    )
+    assert "and ensure_not_capture() lets only real tensors through." in str(info.value)
+    assert f"Fix: {catalog.GUARD_FIX}." in str(info.value)
+    assert catalog.rule("DL001").fix not in str(info.value)
+
+
+def test_dl004_names_the_capture_device_it_was_built_over() -> None:
+    cap, made = dispatch.Capture(), here()
+    with guards.mode("strict"), pytest.raises(CaptureAutodiffWarning) as info:
+        dispatch.Autodiff(cap)
+    assert f"The capture device was created at {__file__}:{made}." in str(info.value)
+    assert "capture tensor was created" not in str(info.value)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -52,6 +53,18 @@ def test_unknown_environment_mode_warns_and_keeps_every_check_on() -> None:
     result = run_python(SHOW_MODE, DISPATCH_LINT_GUARDS="strcit")
     assert result.stdout.strip() == "raise"
     assert "'strcit' is not a guard mode" in result.stderr
+
+
+def test_the_unknown_mode_warning_points_at_the_users_import(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import os\nfrom dispatch_lint import runtime\n")
+    result = run_python(
+        "import sys, warnings; warnings.simplefilter('always'); "
+        f"sys.path.insert(0, {str(tmp_path)!r}); import train",
+        DISPATCH_LINT_GUARDS="strcit",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith(f"{tmp_path / 'train.py'}:2: RuntimeWarning: ")
+    assert "modes.py" not in result.stderr
 
 
 def test_strict_environment_turns_dl004_into_an_error() -> None:
@@ -217,9 +230,11 @@ def test_trip_log_gets_one_json_line_per_guard_error(tmp_path, monkeypatch) -> N
         x.numpy()
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert [entry["rule"] for entry in lines] == ["DL001", "DL003"]
-    assert lines[0] == {
-        "rule": "DL001",
-        "file": __file__,
-        "line": sink,
-        "origin": {"file": __file__, "line": born},
-    }
+    expected = {"rule": "DL001", "file": __file__, "line": sink}
+    if sys.version_info >= (3, 11):
+        # Where on its line the sink is (the call `x.backward()`, 1-based, the end
+        # exclusive): Python says it from 3.11 on.
+        expected.update({"column": 9, "end_line": sink, "end_column": 21})
+    # Where the origin's line starts.
+    expected["origin"] = {"file": __file__, "line": born, "column": 5}
+    assert lines[0] == expected

@@ -25,3 +25,11 @@ def test_importing_and_using_the_runtime_loads_no_linter_and_no_numba() -> None:
         timeout=120,
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_dir_of_the_runtime_shows_its_api_and_no_import_leftovers() -> None:
+    from dispatch_lint import runtime as dispatch
+
+    public = {name for name in dir(dispatch) if not name.startswith("_")}
+    assert "annotations" not in public
+    assert set(dispatch.__all__) <= public

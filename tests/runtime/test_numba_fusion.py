@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from dispatch_lint import runtime as dispatch
-from dispatch_lint.runtime import fusion, fusion_stream
+from dispatch_lint.runtime import fusion, fusion_codegen, fusion_stream, fusion_threads
 from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
 from dispatch_lint.runtime.errors import DispatchError
+from dispatch_lint.runtime.fusion_codegen import RangeKernel
 
 RNG = np.random.default_rng(20)
 INPUTS = {
@@ -170,13 +171,13 @@ def test_arithmetic_chain_runs_as_one_fused_kernel() -> None:
     assert_same(expected, program.run(inputs_of(program), device=dispatch.Numba()))
 
 
-def test_transcendentals_run_as_numpy_ufuncs_in_reused_buffers() -> None:
+def test_a_transcendental_chain_runs_as_one_fused_kernel() -> None:
     program = transcendental_chain()
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    # tanh and exp overwrite one workspace buffer; the lone sqrt runs a generated kernel
-    # (faster than NumPy's, and exact) into a second one, as a generated kernel never
-    # writes over what it reads; log writes the output.
-    assert (len(plan.steps), plan.fused_kernels, len(plan.slots)) == (4, 1, 2)
+    # tanh, exp, sqrt and log in one kernel, one pass, no workspace buffer.
+    assert (len(plan.steps), plan.fused_kernels, len(plan.slots)) == (1, 1, 0)
+    (step,) = plan.steps
+    assert isinstance(step.ufunc, RangeKernel)
     assert_generated_kernels_write_apart(program)
     assert_same(
         program.run(inputs_of(program)), program.run(inputs_of(program), device="numba")
@@ -226,7 +227,10 @@ def test_an_intermediate_that_is_also_an_output_is_kept() -> None:
 def test_threads_running_one_program_get_their_own_results() -> None:
     program = transcendental_chain()
     scales = [0.25, 0.5, 1.0, 2.0]
-    expected = [program.run({"x": INPUTS["x"] * s}).numpy() for s in scales]
+    numba = dispatch.Numba()
+    expected = [
+        program.run({"x": INPUTS["x"] * s}, device=numba).numpy() for s in scales
+    ]
     failures: list[str] = []
 
     def worker(index: int) -> None:
@@ -234,7 +238,7 @@ def test_threads_running_one_program_get_their_own_results() -> None:
             got = program.run(
                 {"x": INPUTS["x"] * scales[index]}, device=dispatch.Numba()
             )
-            if not np.allclose(got.numpy(), expected[index], equal_nan=True):
+            if not np.array_equal(got.numpy(), expected[index], equal_nan=True):
                 failures.append(f"thread {index}")
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(scales))]
@@ -251,8 +255,8 @@ def test_sigmoid_and_pow_fuse_with_their_arithmetic_neighbours(dtype: str) -> No
     x = dispatch.placeholder((4, 5), device=cap, name="x", dtype=dtype)
     program = dispatch.export(((x * 3.0) ** 2).sigmoid() * 2.0 - 1.0)
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    # x*3, **2 and the sigmoid's "* 0.5" fuse; tanh runs alone; "+1, *0.5, *2, -1" fuse.
-    assert (len(plan.steps), plan.fused_kernels) == (3, 2)
+    # x*3, **2, the sigmoid, *2 and -1: one kernel.
+    assert (len(plan.steps), plan.fused_kernels) == (1, 1)
     arrays = {"x": INPUTS["x"].astype(dtype)}
     assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
 
@@ -271,15 +275,17 @@ def test_a_buffer_read_inside_a_fused_group_lives_until_the_group_runs() -> None
     assert_same(program.run(arrays), program.run(arrays, device=dispatch.Numba()))
 
 
-def loop_kernels(plan: fusion.ProgramPlan) -> int:
-    """How many steps run a generated loop kernel (a compiled function, not a ufunc)."""
-    return sum(
-        1
+def kernel_kinds(plan: fusion.ProgramPlan) -> list[str]:
+    """What each generated kernel of a plan is: "range", "loop" or "ufunc"."""
+    return [
+        "range"
+        if isinstance(step.ufunc, RangeKernel)
+        else "ufunc"
+        if isinstance(step.ufunc, np.ufunc)
+        else "loop"
         for step in plan._flat_steps()
-        if isinstance(step, fusion._UfuncStep)
-        and step.fused
-        and not isinstance(step.ufunc, np.ufunc)
-    )
+        if isinstance(step, fusion._UfuncStep) and step.fused
+    ]
 
 
 @pytest.mark.parametrize(
@@ -293,10 +299,11 @@ def test_a_2d_group_with_a_broadcast_argument_runs_as_a_loop_kernel(
     x = dispatch.placeholder((4, 5), device=cap, name="x", dtype="float32")
     b = dispatch.placeholder(shape, device=cap, name=name, dtype="float32")
     w = dispatch.placeholder((5, 5), device=cap, name="w", dtype="float32")
-    # A lone bias add after a matmul, and a fused group reading the same bias.
-    program = dispatch.export(((x @ w + b).tanh() * 2.0 - b) / b)
+    # A bias add after a matmul, fused with the tanh and the rest reading the same bias;
+    # and a lone bias add.
+    program = dispatch.export(((x @ w + b).tanh() * 2.0 - b) / b, x @ w + b)
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    assert loop_kernels(plan) == 2
+    assert kernel_kinds(plan) == ["loop", "loop"]
     rng = np.random.default_rng(7)
     arrays = {
         "x": rng.standard_normal((4, 5)).astype(np.float32),
@@ -316,7 +323,8 @@ def test_groups_at_full_shape_and_beyond_2d_stay_ufuncs() -> None:
     cube = dispatch.placeholder((2, 4, 5), device=cap, name="c", dtype="float32")
     program = dispatch.export(x * 2.0 + x, cube * 2.0 + y)
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    assert (plan.fused_kernels, loop_kernels(plan)) == (2, 0)
+    # full shape: a range kernel; broadcast beyond 2-d: a ufunc.
+    assert kernel_kinds(plan) == ["range", "ufunc"]
 
 
 def test_a_large_result_is_reused_only_once_nothing_holds_it() -> None:
@@ -411,26 +419,32 @@ def test_a_large_fused_output_is_streamed_with_the_same_bits(dtype: str) -> None
 
 
 @pytest.mark.skipif(not fusion_stream.AVAILABLE, reason="streaming stores are x86-64's")
-def test_a_streamed_program_replays_as_numpy_runs_it_also_in_chunks() -> None:
+def test_a_streamed_program_replays_as_unstreamed_also_on_every_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     program, plan = _stream_plan("float32", (40, 1000), hidden_output=True)
-    assert plan.streamed_kernels == 1
+    assert plan.streamed_kernels == 2  # the chain and the tanh; not the shared value
     rng = np.random.default_rng(12)
     arrays = {
         "x": rng.standard_normal((40, 1000)).astype(np.float32),
         "y": (rng.random((40, 1000)) + 1).astype(np.float32),
     }
-    expected = program.run(arrays, device=dispatch.NumPy())
-    chunked = fusion.plan_program(
-        program.nodes,
-        program.outputs,
-        NUMBA,
-        stream_bytes=0,
-        chunk_threshold=0,
-        chunk_work=4096,
+    unstreamed = fusion.plan_program(program.nodes, program.outputs, NUMBA)
+    assert unstreamed.streamed_kernels == 0
+    expected = unstreamed.run(arrays)
+    # Odd chunks on a team of two helpers: many chunks, their edges off the blocks.
+    monkeypatch.setattr(fusion_codegen, "CHUNK", 10_000 + 7)
+    monkeypatch.setattr(fusion_threads, "_team", fusion_threads.Team(2))
+    shared = fusion.plan_program(
+        program.nodes, program.outputs, NUMBA, stream_bytes=0, parallel_work=0
     )
-    for planned in (plan, chunked):
+    for planned in (plan, shared):
         for want, got in zip(expected, planned.run(arrays)):
-            np.testing.assert_array_equal(got, want.numpy())
+            np.testing.assert_array_equal(got, want)
+    fusion_threads.team().close()
+    eager = program.run(arrays, device=dispatch.NumPy())
+    for want, got in zip(eager, expected):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_small_results_and_broadcast_groups_are_not_streamed() -> None:
@@ -443,7 +457,8 @@ def test_small_results_and_broadcast_groups_are_not_streamed() -> None:
 
 
 def test_without_numba_compiling_nothing_is_streamed() -> None:
-    # NUMBA_DISABLE_JIT runs kernels as Python, where the streaming intrinsics do not exist.
+    # NUMBA_DISABLE_JIT runs kernels as Python, where the intrinsics of streaming stores,
+    # of the team's atomics and of fusion_math do not exist.
     script = (
         "import numpy as np\n"
         "from dispatch_lint import runtime as dispatch\n"
@@ -451,11 +466,13 @@ def test_without_numba_compiling_nothing_is_streamed() -> None:
         "from dispatch_lint.runtime.backends.numba import KERNELS\n"
         "cap = dispatch.Capture()\n"
         "x = dispatch.placeholder((100,), device=cap, name='x', dtype='float32')\n"
-        "program = dispatch.export((x * 2.0 + x) * x)\n"
+        "program = dispatch.export((x * 2.0 + x) * x, (x * 0.01).tanh().exp().log())\n"
         "plan = fusion.plan_program(program.nodes, program.outputs, KERNELS, stream_bytes=0)\n"
         "xs = np.arange(100, dtype=np.float32)\n"
         "assert plan.streamed_kernels == 0\n"
-        "assert np.array_equal(plan.run({'x': xs})[0], (xs * 2.0 + xs) * xs)\n"
+        "arithmetic, transcendental = plan.run({'x': xs})\n"
+        "assert np.array_equal(arithmetic, (xs * 2.0 + xs) * xs)\n"
+        "assert np.allclose(transcendental, np.tanh(xs * 0.01), rtol=1e-6, atol=1e-7)\n"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     result = subprocess.run(

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dispatch_lint import runtime as dispatch
-from dispatch_lint.runtime import fusion, fusion_threads
+from dispatch_lint.runtime import fusion, fusion_codegen, fusion_threads
 from dispatch_lint.runtime.backends.numba import KERNELS as NUMBA
+from dispatch_lint.runtime.fusion_codegen import RangeKernel
 
 # Large enough that the default plan chunks the element-wise steps over (ROWS, COLS).
 ROWS, COLS = 4100, 260
@@ -28,22 +29,27 @@ INPUTS = {
     "r": (RNG.standard_normal((ROWS, 1)) * 2).astype(np.float32),  # along columns
     "n": RNG.integers(-3, 4, size=(ROWS, COLS)).astype(np.int64),
 }
-UNSPLIT = {"chunk_threshold": 1 << 62}
-# Odd, tiny chunks: many of them, the last one short.
-TINY = {"chunk_threshold": 1, "chunk_work": 3000}
+UNSPLIT = {"chunk_threshold": 1 << 62, "parallel_work": 1 << 62}
+# Odd, tiny chunks: many of them, the last one short (and range kernels on the team).
+TINY = {"chunk_threshold": 1, "chunk_work": 3000, "parallel_work": 0}
 TIMED_CHOICE = fusion_threads.HelperPolicy.__call__
 
 
 @pytest.fixture(autouse=True, scope="module")
 def helpers_always_join() -> Iterator[None]:
     """The replays here run on a pool of two helpers that always join (the policy would
-    leave the caller alone where helpers time slower, as on a busy machine)."""
+    leave the caller alone where helpers time slower, as on a busy machine), and range
+    kernels on a team of two helpers, in odd chunks (many, their edges off the blocks)."""
     pool = fusion_threads.ChunkPool(2)
+    team = fusion_threads.Team(2)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fusion_threads, "_pool", pool)
+        patch.setattr(fusion_threads, "_team", team)
+        patch.setattr(fusion_codegen, "CHUNK", 50_000 + 3)
         patch.setattr(fusion_threads.HelperPolicy, "__call__", lambda self: True)
         yield
     pool.close()
+    team.close()
 
 
 def placeholders(cap: dispatch.Device) -> dict[str, dispatch.Tensor]:
@@ -133,10 +139,22 @@ def chain() -> dispatch.Program:
 def test_a_chain_of_large_element_wise_steps_runs_as_one_chunked_run() -> None:
     program = chain()
     plan = fusion.plan_program(program.nodes, program.outputs, NUMBA)
-    # "(x*2+y)*r", tanh, "*x-y", exp, "/(|r|+1)": each chunk goes through all five.
+    # One loop kernel (y and r broadcast), chunked by rows.
     assert len(plan.steps) == 1
-    assert plan.chunked_steps == 5
-    assert plan.fused_kernels == 3
+    assert plan.chunked_steps == 1
+    assert plan.fused_kernels == 1
+
+
+def test_a_chain_at_full_shape_runs_as_one_range_kernel_on_the_team() -> None:
+    cap = dispatch.Capture()
+    p = placeholders(cap)
+    x, n = p["x"], p["n"]
+    program = dispatch.export(((x * 2.0 + n).tanh() * x - n).exp().sqrt())
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    (step,) = plan.steps
+    assert isinstance(step.ufunc, RangeKernel) and plan.chunked_steps == 0
+    whole = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    assert_identical(whole.run(INPUTS), plan.run(INPUTS))
 
 
 def test_without_helpers_a_chunked_run_computes_whole_arrays(
@@ -148,15 +166,17 @@ def test_without_helpers_a_chunked_run_computes_whole_arrays(
     assert_identical(expected, run_plan(program, **TINY))
 
 
-def test_chunking_follows_the_work_of_a_run_not_the_size_of_a_step() -> None:
+def test_the_team_joins_from_the_work_of_a_kernel_not_its_size() -> None:
+    size = 100_000
     cap = dispatch.Capture()
-    x = dispatch.placeholder((300_000,), device=cap, name="x", dtype="float32")
-    one_pass = dispatch.export(x * 2.0 + 1.0)
-    four_passes = dispatch.export(x.tanh().exp().sqrt().log())
-    plans = [
-        fusion.plan_program(p.nodes, p.outputs, NUMBA) for p in (one_pass, four_passes)
+    x = dispatch.placeholder((size,), device=cap, name="x", dtype="float32")
+    arithmetic = dispatch.export(x * 2.0 + 1.0)
+    transcendental = dispatch.export(x.tanh().exp().sqrt().log())
+    kernels = [
+        fusion.plan_program(p.nodes, p.outputs, NUMBA).steps[0].ufunc
+        for p in (arithmetic, transcendental)
     ]
-    assert [plan.chunked_steps for plan in plans] == [0, 4]
+    assert [size >= k.parallel_from for k in kernels] == [False, True]
 
 
 def test_small_steps_are_not_chunked() -> None:
@@ -180,7 +200,9 @@ def test_a_step_reading_a_transposed_workspace_buffer_runs_whole() -> None:
     expected = np.exp(np.tanh(data).T + np.tanh(data))
     np.testing.assert_array_equal(plan.run({"x": data})[0], whole.run({"x": data})[0])
     np.testing.assert_allclose(plan.run({"x": data})[0], expected, rtol=1e-12)
-    assert plan.chunked_steps == 2  # tanh and exp; not "t.T + t"
+    # tanh on the team; "(t.T + t).exp()" whole, as the ufunc of its kernel (t.T is not
+    # contiguous), never in chunks.
+    assert plan.chunked_steps == 0
 
 
 def test_chunked_steps_raise_no_floating_point_warnings() -> None:
@@ -204,7 +226,8 @@ def test_concurrent_runs_of_chunked_plans_stay_correct() -> None:
     inputs = [
         {"x": INPUTS["x"] * s, "y": INPUTS["y"], "r": INPUTS["r"]} for s in scales
     ]
-    expected = [program.run(arrays).numpy() for arrays in inputs]
+    single = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    expected = [single.run(arrays)[0] for arrays in inputs]
     failures: list[str] = []
 
     def worker(index: int) -> None:
@@ -390,3 +413,79 @@ def test_thread_count_comes_from_the_environment(
         fusion_threads.threads()
     monkeypatch.delenv("DISPATCH_LINT_THREADS")
     assert fusion_threads.threads() >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The team of range kernels.
+
+
+def test_a_range_kernel_runs_alone_while_its_policy_times_the_team_slower(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fusion_threads.HelperPolicy, "__call__", TIMED_CHOICE)
+    team = fusion_threads.Team(1)
+    monkeypatch.setattr(fusion_threads, "_team", team)
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((ROWS, COLS), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 3.0 + 1.0).tanh())
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    kernel = plan.steps[0].ufunc
+    posted: list[int] = []
+    run = team.run
+    monkeypatch.setattr(team, "run", lambda *a: posted.append(1) or run(*a))
+    try:
+        # As a busy machine times them: alone is faster.
+        kernel.policy._started = True
+        kernel.policy.costs = {True: 2.0, False: 1.0}
+        kernel.policy.joining = False
+        expected = plan.run(INPUTS)
+        assert posted == [] and kernel.policy._samples  # timed alone
+        kernel.policy.joining = True
+        assert_identical(expected, plan.run(INPUTS))
+        assert posted == [1]
+    finally:
+        team.close()
+
+
+def test_a_closed_team_stops_its_helpers() -> None:
+    team = fusion_threads.Team(2, spin_seconds=1e-4)
+    threads = list(team._threads)
+    team.close()
+    for thread in threads:
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("helpers", [0, 1, 3])
+def test_a_range_kernel_computes_every_chunk_once_on_any_team(
+    helpers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    team = fusion_threads.Team(helpers)
+    monkeypatch.setattr(fusion_threads, "_team", team)
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((ROWS, COLS), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 3.0 + 1.0).tanh())
+    expected = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    shared = fusion.plan_program(program.nodes, program.outputs, NUMBA, **TINY)
+    try:
+        for _ in range(3):
+            assert_identical(expected.run(INPUTS), shared.run(INPUTS))
+    finally:
+        team.close()
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1000 + 7, 3 * 1024])
+def test_a_range_kernel_gives_the_same_bits_in_chunks_of_any_size(chunk: int) -> None:
+    cap = dispatch.Capture()
+    x = dispatch.placeholder((ROWS * COLS,), device=cap, name="x", dtype="float32")
+    program = dispatch.export((x * 3.0 + 1.0).tanh().exp() * x)
+    plan = fusion.plan_program(program.nodes, program.outputs, NUMBA, **UNSPLIT)
+    (step,) = plan.steps
+    data = INPUTS["x"].reshape(-1)
+    expected = step.ufunc(data, np.empty_like(data))
+    out = np.empty_like(data)
+    counter = np.zeros(16, np.int64)
+    # One caller claiming every chunk in turn; chunks off the blocks and the lines.
+    assert step.ufunc.kernel(data, out, counter, chunk, 0, True) == 0
+    assert counter[8] == counter[4] >= (len(data) - 16) // chunk  # 16: the head
+    assert_identical([expected], [out])

@@ -614,6 +614,11 @@ class RuntimeMachine(RuleBasedStateMachine):
             return multiple()
         before = t.tensor.numpy()
         moved, at = t.tensor.to_device(target), line()
+        if moved is t.tensor:
+            # A move onto the tensor's own device is the tensor itself (a required leaf stays
+            # required): its model is unchanged, there is nothing new to track.
+            assert kind == m.device
+            return multiple()
         if not kind.is_capture:
             identical(moved.numpy(), before)  # lossless, every dtype
         model = replace(

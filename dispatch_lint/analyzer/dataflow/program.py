@@ -74,9 +74,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.init_traces(models, sources)
         self.modules: dict[str, int] = {}
         for info in self.files:
-            # The runtime is modelled, never analysed, even when its sources are checked.
-            if not info.module.startswith("dispatch_lint"):
-                self.modules.setdefault(info.module, info.index)
+            names = (info.module,) if info.imported_as is None else info.imported_as
+            for name in names:
+                # The runtime is modelled, never analysed, even when its sources are checked.
+                if not name.startswith("dispatch_lint"):
+                    self.modules.setdefault(name, info.index)
         self.funcs: dict[int, FuncInfo] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.heap: dict[tuple[object, ...], Value] = {}
@@ -201,6 +203,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         if not node.relative:
             return name
         info = self.files[file]
+        if info.relative is not None:
+            return info.relative.get((len(node.relative), name))
         package = info.module.split(".")
         if not info.is_package:
             package = package[:-1]

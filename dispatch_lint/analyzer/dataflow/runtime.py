@@ -66,7 +66,12 @@ class RuntimeCalls:
         if name in dispatch.CREATORS:
             return self.create_tensor(name, args, kwargs, node)
         if name == "ensure_not_capture":
-            return narrow_not_capture(args[0]) if args else Value.of(UNKNOWN)
+            if not args:
+                return Value.of(UNKNOWN)
+            # A guard is a sanitizer; the rules flag it only on a value that is certainly
+            # capture, where it always raises.
+            self.emit("ensure_not_capture", (args[0],), name, node, "checked by `{code}`")
+            return narrow_not_capture(args[0])
         if name in ("export",) or name == "from_json":
             return Value.of(ProgramAtom())
         if name == "replay":

@@ -8,11 +8,12 @@ alone, so the docs never disappear while a rule is being written.
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass
 
 from dispatch_lint.catalog import RULES, RULES_BY_ID, RULES_BY_NAME, RuleSpec
 
-__all__ = ["RuleDoc", "all_rule_docs", "lookup_rule", "rule_doc"]
+__all__ = ["RuleDoc", "all_rule_docs", "lookup_rule", "plain_text", "rule_doc"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,18 @@ def _rule_class_doc(rule_id: str) -> str | None:
     except (KeyError, LookupError):
         return None
     doc = inspect.getdoc(rule_class)
-    return doc.strip() if doc else None
+    return plain_text(doc.strip()) if doc else None
+
+
+#: reStructuredText's inline literals (``x``) and literal-block markers ("Example::").
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+_BLOCK_MARKER = re.compile(r"::$", re.M)
+
+
+def plain_text(doc: str) -> str:
+    """A docstring written in reStructuredText as plain text for a terminal: inline
+    literals lose their backticks, ``Example::`` becomes ``Example:``."""
+    return _BLOCK_MARKER.sub(":", _LITERAL.sub(r"\1", doc))
 
 
 def _catalog_explanation(spec: RuleSpec) -> str:

@@ -6,8 +6,9 @@ Which kernel is compiled was decided by measuring against NumPy (issue 5; 2 core
   They are real NumPy ufuncs, so they broadcast, and calling one costs what calling ``np.add``
   costs (0.8 us at 1k float32 elements; a ``DUFunc`` wrapper would cost 1.2 us, so the raw
   ``.ufunc`` is kept). Each is compiled the first time it is used, not at import.
-- ``exp log tanh pow``: NumPy's ufuncs. NumPy has SIMD loops for them; Numba calls scalar libm
-  (``exp`` of 4M float32: NumPy 1.8 ms, Numba 9.3 ms).
+- ``exp log tanh pow``: NumPy's ufuncs for eager ops (Numba's own ``math.exp`` calls scalar libm:
+  ``exp`` of 4M float32, NumPy 1.8 ms, Numba 9.3 ms). A replay computes exp, log, tanh and
+  sigmoid inside its fused kernels with the vectorised functions of ``fusion_math``.
 - ``sigmoid``: the reference formula ``0.5 * (tanh(0.5 * x) + 1)`` with NumPy's ``tanh`` and a
   compiled tail, in one buffer.
 - ``matmul``: NumPy's BLAS call (Numba's own ``np.dot`` needs SciPy, not a dependency, and a
@@ -20,7 +21,8 @@ Which kernel is compiled was decided by measuring against NumPy (issue 5; 2 core
 On bool arrays NumPy refuses ``-`` (``sub``, ``neg``) and takes ``sqrt`` in float16; a compiled
 loop can neither raise nor return float16, so those three kernels hand booleans to NumPy.
 
-``run_program`` is what ``Program.run(..., device=Numba())`` calls: see ``fusion``.
+``run_program`` is what ``Program.run(..., device=Numba())`` calls: see ``fusion``. Its
+replays may differ from NumPy's results by the ulps ``fusion_math`` states.
 """
 
 from __future__ import annotations
@@ -237,4 +239,4 @@ def run_program(program: Any, arrays: Mapping[str, np.ndarray]) -> list[np.ndarr
     ``arrays`` are the program's inputs by name, already checked by ``Program.run`` against the
     placeholders' shapes and dtypes. Returns one new array per program output.
     """
-    return fusion.run_planned(program, arrays, KERNELS)
+    return fusion.run_conformed(program, arrays, KERNELS)
