@@ -435,6 +435,31 @@ CASES = [
 
         f(1.0, 2.0)
     """),
+    ("tree_map_gives_what_its_function_returns", """
+        @jax.jit
+        def f(batch):
+            sizes = jax.tree.leaves(jax.tree.map(lambda x: x.shape[0], batch))
+            if sizes[0] > 2:
+                return batch
+            doubled = jax.tree.leaves(jax.tree.map(lambda x: x * 2, batch))
+            return float(doubled[0])  # expect: DL003
+
+        f({"x": jnp.ones(3)})
+    """),
+    ("isinstance_of_a_python_type_is_no_tracer", """
+        def scalar(v):
+            return float(v) if isinstance(v, (int, float)) else v
+
+        def array(v):
+            return float(v) if isinstance(v, jax.Array) else v
+
+        @jax.jit
+        def f(x):
+            y = scalar(x) + scalar(3)
+            return y, array(x)  # expect: DL003
+
+        f(1.0)
+    """),
 ]
 
 

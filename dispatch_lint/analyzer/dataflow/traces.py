@@ -630,7 +630,8 @@ class TraceCalls:
                     is not None else tuple(v for i, v in enumerate(args) if i != position)
                 leaves = tuple(self.traced_part(v) or Value.of(UNKNOWN) for v in picked)
                 result = self.call_value(args[position], leaves, {}, node)
-                return self.framework_result(model, (result,), {})
+                # what the function returns, nothing more: jax.tree.map of `x.shape[0]` is ints
+                return self.traced_part(result) or Value.of(UNKNOWN)
             return self.framework_result(model, args, kwargs)
         if qualname in model.callbacks:
             # the target runs later, outside the trace, on concrete values: nothing traced
