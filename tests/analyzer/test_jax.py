@@ -460,6 +460,23 @@ CASES = [
 
         f(1.0)
     """),
+    ("an_objects_update_method_is_no_container_store", """
+        from typing import Callable, NamedTuple
+
+        class Optimizer(NamedTuple):
+            update: Callable
+
+        def make_step(optimizer, seen):
+            @jax.jit
+            def step(params):
+                new, _ = optimizer.update(params * 2, None)
+                seen.update({"params": params})  # expect: DL009
+                return new
+
+            return step
+
+        make_step(Optimizer(lambda g, s: (g * 0.1, s)), {})(jnp.ones(3))
+    """),
 ]
 
 
