@@ -477,6 +477,26 @@ CASES = [
 
         make_step(Optimizer(lambda g, s: (g * 0.1, s)), {})(jnp.ones(3))
     """),
+    ("a_pytree_nodes_methods_give_no_tracer", """
+        from typing import NamedTuple
+
+        class State(NamedTuple):
+            rate: jax.Array
+
+        def has_rate(node):
+            return "rate" in node._asdict()
+
+        def total(node):
+            return float(node.sum())
+
+        @jax.jit
+        def f(state, x):
+            if has_rate(state):
+                return total(x)  # expect: DL003
+            return x
+
+        f(State(jnp.float32(0.1)), jnp.ones(3))
+    """),
 ]
 
 

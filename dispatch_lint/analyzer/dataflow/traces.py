@@ -820,25 +820,30 @@ class TraceCalls:
         """A method of a tracer (or of a parameter that may be one)."""
         traced = receiver.filter(is_traced)
         out = EMPTY
+        array_method = False
         for model in self.program.traced_models.values():
             shape = model.method_shapes.get(name)
             if shape is not None:
                 self.check_shape(model, shape, args, kwargs, node)
+            operation = model.method_sinks.get(name)
+            if operation is None and model.same_kind_methods and \
+                    name not in model.same_kind_methods:
+                continue  # not an array method: the value is something else (a pytree node)
+            array_method = True
             if not traced:
                 continue
-            operation = model.method_sinks.get(name)
             if operation is not None:
                 self.emit("read", (traced,), operation, node, "read by `{code}`")
                 out = out.join(Value.of(UNKNOWN))
                 continue
-            if model.same_kind_methods and name not in model.same_kind_methods:
-                continue  # not an array method: the value is something else (a pytree node)
             out = out.join(traced)
             for value in (*args, *kwargs.values()):
                 out = out.join(value.filter(is_traced))
-        for atom, trace in receiver.items():
-            if isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "traced"))
+        if array_method:
+            # a parameter that may be a tracer gives one; a pytree node's `_asdict()` does not
+            for atom, trace in receiver.items():
+                if isinstance(atom, Sym):
+                    out = out.join(self.project_sym(atom, trace, "traced"))
         return out
 
     def traced_attribute(self, atom: Traced, trace: Trace | None, name: str) -> Value:
