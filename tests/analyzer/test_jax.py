@@ -497,6 +497,29 @@ CASES = [
 
         f(State(jnp.float32(0.1)), jnp.ones(3))
     """),
+    ("numpy_array_indexed_by_a_tracer", """
+        def coordinates(shape, mask):
+            return np.indices(shape)[:, mask]
+
+        @jax.jit
+        def f(x):
+            b = np.ones(3) * x
+            return coordinates(x.shape, b > 0)  # expect: DL003
+
+        @jax.jit
+        def h(i):
+            grid = np.arange(5)
+            return grid[i]  # expect: DL003
+
+        @jax.jit
+        def g(t):
+            return np.arange(5)[:t]  # expect: DL003
+
+        f(jnp.ones(3))
+        h(1)
+        g(2)
+        print(np.indices((2,))[:, np.array([True, False])], np.arange(5)[1:3])
+    """),
 ]
 
 

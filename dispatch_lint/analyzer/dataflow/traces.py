@@ -37,10 +37,12 @@ from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.values import (
     AMBIENT,
     EMPTY,
+    HOST_ARRAY,
     UNKNOWN,
     Box,
     Closure,
     Cls,
+    HostArray,
     Inst,
     PartialCall,
     Ref,
@@ -748,6 +750,18 @@ class TraceCalls:
                 return result
         return None
 
+    def host_result(self, qualname: str, result: Value) -> Value:
+        """``result`` of ``qualname``, with a concrete array of another library when it is a
+        function of one (``np.indices(shape)``) that gave no tracer."""
+        if any(isinstance(a, Traced) for a in result):
+            return result
+        for model in self.program.traced_models.values():
+            if qualname in model.foreign_concrete or qualname in model.foreign_passthrough:
+                continue
+            if any(qualname.startswith(prefix + ".") for prefix in model.foreign_conversions):
+                return result.filter(lambda a: a is not UNKNOWN).join(Value.of(HOST_ARRAY))
+        return result
+
     def check_conversion(self, model: FrameworkModel, qualname: str, args: tuple[Value, ...],
                          kwargs: dict[str, Value], node: cst.Call) -> Value | None:
         """A function of another array library given tracers."""
@@ -857,7 +871,7 @@ class TraceCalls:
     def check_subscript(self, node: cst.Subscript, obj: Value,
                         keys: list[tuple[str, Value]]) -> None:
         """``xs[t]`` on a Python list, tuple or string; ``x[:t]`` on any sequence."""
-        if not any(isinstance(a, (Box, Tup, Str, Traced, Sym)) for a in obj):
+        if not any(isinstance(a, (Box, Tup, Str, Traced, Sym, HostArray)) for a in obj):
             return
         for detail, key in keys:
             found = self.flat_traced((key,))
