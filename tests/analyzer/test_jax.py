@@ -572,7 +572,8 @@ def test_message_names_the_jax_error_the_fix_and_the_traced_parameter() -> None:
     assert diag.message.startswith("JAX tracers hold no concrete value: ")
     assert "TracerBoolConversionError" in diag.message
     assert "jnp.where" in diag.message and "jax.lax.cond" in diag.message
-    assert "parameter `params` of `step()`, traced by `jax.jit`" in diag.message
+    assert "parameter `params` of `step()`, traced by `jax.jit` (line 13), through " \
+        "`positive()`" in diag.message
     steps = [(s.line, s.message) for s in diag.trace]
     assert steps[0] == (13, "parameter `params` of `step()`, traced by `jax.jit`")
     assert (14, "passed to `positive(params)` as `v`") in steps
