@@ -520,6 +520,32 @@ CASES = [
         g(2)
         print(np.indices((2,))[:, np.array([True, False])], np.arange(5)[1:3])
     """),
+    ("grad_alone_comparisons_and_integer_casts_are_concrete", """
+        def loss(w):
+            mask = np.asarray(w > 0)
+            bucket = float(np.asarray(w.astype(jnp.int32)))
+            scaled = float(w.astype(jnp.float32))  # expect: DL003
+            return jnp.sum(w * mask) + bucket + scaled
+
+        def loss_jit(w):
+            return float(np.asarray(w.astype(jnp.int32)))  # expect: DL003
+
+        jax.grad(loss)(2.0)
+        jax.jit(loss_jit)(2.0)
+    """),
+    ("vmap_stages_nothing_jit_does", """
+        def calibrated(x):
+            total = float(jnp.linspace(0.0, 1.0, 5).sum())
+            return x / total
+
+        def staged(x):
+            total = float(jnp.linspace(0.0, 1.0, 5).sum())  # expect: DL003
+            return x / total
+
+        jax.vmap(calibrated)(jnp.ones(2))
+        jax.jit(staged)(jnp.ones(2))
+        jax.jit(jax.vmap(staged))(jnp.ones(2))
+    """),
 ]
 
 

@@ -204,8 +204,10 @@ class Expressions:
                     self.check_membership(left, right, node)
                 result = result.join(Value.of(UNKNOWN))
             else:
-                result = result.join(self.binop(left, right, node,
-                                                 operator_symbol(comp.operator)))
+                compared = self.binop(left, right, node, operator_symbol(comp.operator))
+                if self.program.traced:
+                    compared = self.drop_kinds(compared, "comparison")
+                result = result.join(compared)
             left = right
         return result or Value.of(UNKNOWN)
 

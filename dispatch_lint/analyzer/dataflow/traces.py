@@ -359,6 +359,7 @@ class TraceModel:
         is abstract too."""
         plain = [t for t in chain if not model.transforms[t.qualname].concrete_inputs]
         ambient = ABSTRACT if any(model.transforms[t.qualname].kind == ABSTRACT
+                                  and model.transforms[t.qualname].stages
                                   for t in plain) else None
         if run is not None and any(isinstance(a, Traced) and a.kind == ABSTRACT
                                    for a in run.ambient()):
@@ -829,6 +830,29 @@ class TraceCalls:
 
     # ------------------------------------------------------------------ tracers' operations
 
+    def drop_kinds(self, value: Value, operation: str) -> Value:
+        """``value`` less the tracers that a ``comparison`` or an integer ``cast`` makes
+        concrete in their framework (JAX under ``grad`` alone)."""
+        if not any(isinstance(a, Traced) for a in value):
+            return value
+        concrete = {
+            name: model.kind_comparisons if operation == "comparison" else model.kind_casts
+            for name, model in self.program.traced_models.items()}
+        return value.filter(lambda a: not (isinstance(a, Traced) and a.kind
+                                           == concrete.get(a.framework))) or Value.of(UNKNOWN)
+
+    def integer_cast(self, name: str, args: tuple[Value, ...], kwargs: dict[str, Value]
+                     ) -> bool:
+        """``x.astype(jnp.int32)``: a cast to an integer or boolean dtype."""
+        if name != "astype":
+            return False
+        dtype = args[0] if args else kwargs.get("dtype", EMPTY)
+        return bool(dtype) and all(
+            isinstance(a, Ref) and any(a.qualname in m.integer_dtypes
+                                       for m in self.program.traced_models.values())
+            or isinstance(a, Str) and a.text.lstrip("u").startswith(("int", "bool"))
+            for a in dtype)
+
     def traced_method(self, receiver: Value, name: str, args: tuple[Value, ...],
                       kwargs: dict[str, Value], node: cst.Call) -> Value:
         """A method of a tracer (or of a parameter that may be one)."""
@@ -853,6 +877,8 @@ class TraceCalls:
             out = out.join(traced)
             for value in (*args, *kwargs.values()):
                 out = out.join(value.filter(is_traced))
+        if out and self.integer_cast(name, args, kwargs):
+            out = self.drop_kinds(out, "cast")
         if array_method:
             # a parameter that may be a tracer gives one; a pytree node's `_asdict()` does not
             for atom, trace in receiver.items():
