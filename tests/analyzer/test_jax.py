@@ -546,6 +546,23 @@ CASES = [
         jax.jit(staged)(jnp.ones(2))
         jax.jit(jax.vmap(staged))(jnp.ones(2))
     """),
+    ("custom_rules_under_grad_alone_see_concrete_primals", """
+        @jax.custom_jvp
+        def soft(x):
+            return x * float(x)
+
+        soft.defjvp(lambda primals, tangents: (soft(primals[0]), tangents[0]))
+
+        @jax.custom_vjp
+        def hard(x):
+            return x * float(x)  # expect: DL003
+
+        hard.defvjp(lambda x: (hard(x), x), lambda x, g: (2 * x * g,))
+
+        jax.grad(soft)(1.0)
+        jax.value_and_grad(jax.grad(soft))(1.0)
+        jax.jit(jax.grad(hard))(1.0)
+    """),
 ]
 
 

@@ -312,9 +312,9 @@ class TraceModel:
                  if i >= start and (p.kind != "pos" or i in positional)
                  and p.name not in fixed_names}
         kinds: dict[int, str] = {}
-        for transform in chain:
+        for transform in reaching(model, chain):
             spec = model.transforms.get(transform.qualname)
-            if spec is None or spec.concrete_inputs:
+            if spec is None:
                 continue
             options = dict(transform.options)
             traced = set(every)
@@ -357,7 +357,7 @@ class TraceModel:
         (None: where the transform is applied, before any call): inside an abstract trace,
         or given abstract tracers, a parameter traced by a differentiation transform alone
         is abstract too."""
-        plain = [t for t in chain if not model.transforms[t.qualname].concrete_inputs]
+        plain = reaching(model, chain)
         ambient = ABSTRACT if any(model.transforms[t.qualname].kind == ABSTRACT
                                   and model.transforms[t.qualname].stages
                                   for t in plain) else None
@@ -446,7 +446,7 @@ class TraceModel:
         if model is None:
             return Value.of(UNKNOWN)
         ambient = run.ambient()
-        plain = tuple(t for t in chain if not model.transforms[t.qualname].concrete_inputs)
+        plain = reaching(model, chain)
         if not plain:
             # custom_jvp / custom_vjp: a Python call, on concrete values unless the caller
             # traces abstractly
@@ -531,6 +531,24 @@ class TraceModel:
             ambient = Value.of(Traced(spec.framework, spec.ambient, trace_id, "op"),
                                Trace(step))
         return TraceState(spec, trace_id, ambient)
+
+
+def reaching(model: FrameworkModel, chain: tuple[TraceTransform, ...]
+             ) -> tuple[TraceTransform, ...]:
+    """The transforms of ``chain`` (innermost first) that trace the function itself. One
+    with concrete inputs (``custom_jvp``) is a plain call; under differentiation transforms
+    alone it is called on concrete primals, so those outside it do not reach the function
+    either (jax 0.10.2); an abstract one outside it (``jit``) does."""
+    out: list[TraceTransform] = []
+    for index, transform in enumerate(chain):
+        spec = model.transforms.get(transform.qualname)
+        if spec is not None and spec.concrete_inputs:
+            if all((outer := model.transforms.get(t.qualname)) is not None
+                   and outer.kind == CONCRETE for t in chain[index + 1:]):
+                return tuple(out)
+            continue
+        out.append(transform)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------- the interpreter
