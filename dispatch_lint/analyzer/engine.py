@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import posixpath
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -301,8 +302,8 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
     Seeds mention an enabled framework (``dispatch_lint``, ``jax``) or a name the user
     configured; then every file linked to a relevant file by a resolved import (either way)
     is relevant too: a helper module may hand out capture values, and a constants module may
-    hold the device string a seed uses. (A group of the import graph's connected parts keeps
-    every file, or none.)
+    hold the device string a seed uses.
+    (A group of the import graph's connected parts keeps every file, or none.)
     """
     needles = prefilter_needles(settings)
     seeds = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
@@ -328,6 +329,10 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
 
 
 # ----------------------------------------------------------------------------- reports
+
+
+#: The step where a value enters a called function: "parameter `v` of `helper()`".
+_HELPER_PARAMETER = re.compile(r"parameter `[^`]+` of `([^`]+)\(\)`$")
 
 
 class Reporter:
@@ -418,7 +423,12 @@ class Reporter:
             place = f"line {trace[0].line}"
             if trace[0].path != self.files[file].path:
                 place += f" of {trace[0].path}"
-            return f"the tracer is {trace[0].message} ({place})"
+            origin = f"the tracer is {trace[0].message} ({place})"
+            helpers = [m.group(1) for m in map(_HELPER_PARAMETER.match,
+                                                (s.message for s in trace[1:])) if m]
+            if helpers:
+                origin += ", through " + " then ".join(f"`{h}()`" for h in helpers)
+            return origin
         # The tensor's birth says more than the birth of the device it was made on.
         first = next((i for i, s in enumerate(trace) if s.message.startswith("born from ")), 0)
         where = trace[first]

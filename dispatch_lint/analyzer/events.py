@@ -67,9 +67,9 @@ class Hit:
     culprits: tuple[object, ...]
     trace: Trace | None
     what: str
+    #: what to do, when it is not the rule's fix of the catalog (a guard's finding, or the
+    #: framework model's fix for its sink)
+    help: str = ""
     #: the sentence the message starts with, when not the catalog's (a finding on another
     #: framework's values: its model words it)
     message: str = ""
-    #: what to do, when it is not the rule's fix of the catalog (a guard's finding, or a
-    #: finding on another framework's values)
-    help: str = ""

@@ -229,6 +229,15 @@ class Traced:
 
 
 @dataclass(frozen=True)
+class HostArray:
+    """A concrete array of another library inside a trace (NumPy's ``np.indices(shape)``):
+    indexing it with a tracer converts the tracer, which a traced framework refuses."""
+
+
+HOST_ARRAY = HostArray()
+
+
+@dataclass(frozen=True)
 class TraceTransform:
     """A function transform as a value (``jax.jit``, or ``functools.partial(jax.jit,
     static_argnums=1)``): ``options`` are the literal options it was given."""

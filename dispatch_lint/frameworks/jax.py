@@ -38,7 +38,9 @@ _CUSTOM = Transform(CONCRETE, concrete_inputs=True)
 
 TRANSFORMS: dict[str, Transform] = {
     "jax.jit": _JIT,
-    "jax.vmap": Transform(ABSTRACT, positional=("in_axes", "out_axes"), unmapped="in_axes"),
+    # vmap batches what depends on its arguments and computes the rest at once (jax 0.10.2)
+    "jax.vmap": Transform(ABSTRACT, positional=("in_axes", "out_axes"), unmapped="in_axes",
+                          stages=False),
     "jax.pmap": Transform(ABSTRACT, positional=("axis_name",),
                           static=("static_broadcasted_argnums",), unmapped="in_axes"),
     "jax.grad": _DIFFERENTIATE,
@@ -81,13 +83,13 @@ CONCRETE_FUNCTIONS = frozenset(
         "jax.numpy.result_type", "jax.numpy.finfo", "jax.numpy.iinfo", "jax.numpy.dtype",
         "jax.numpy.can_cast", "jax.numpy.promote_types", "jax.numpy.isdtype",
         "jax.numpy.iscomplexobj", "jax.numpy.isrealobj", "jax.numpy.isscalar",
-        "jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes",
         "jax.dtypes.canonicalize_dtype", "jax.dtypes.result_type", "jax.dtypes.issubdtype",
         "jax.tree_util.tree_structure", "jax.tree.structure", "jax.ShapeDtypeStruct",
         "jax.device_count", "jax.local_device_count", "jax.devices", "jax.local_devices",
         "jax.process_index", "jax.process_count", "jax.default_backend",
         "jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint",
-        "jax.block_until_ready",
+        "jax.block_until_ready", "jax.lax.broadcast_shapes", "jax.numpy.broadcast_shapes",
+        "jax.eval_shape", "jax.typeof",
     }
 )  # fmt: skip
 
@@ -304,6 +306,16 @@ FOREIGN_CONCRETE = frozenset(
 #: ``stop_gradient`` gives the value itself.
 KIND_SANITIZERS = {"jax.lax.stop_gradient": CONCRETE}
 
+#: Under ``grad`` alone what cannot be differentiated is a concrete array: comparisons
+#: (``w > 0``) and casts to an integer or boolean dtype (``w.astype(jnp.int32)``), which
+#: NumPy and ``float()`` then take (jax 0.10.2).
+INTEGER_DTYPES = frozenset(
+    f"{prefix}.{name}"
+    for prefix in ("jax.numpy", "numpy")
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "bool_", "integer")
+) | {"builtins.int", "builtins.bool"}
+
 MODEL = FrameworkModel(
     name="jax",
     modules=("jax",),
@@ -328,4 +340,7 @@ MODEL = FrameworkModel(
     foreign_passthrough=FOREIGN_PASSTHROUGH,
     foreign_concrete=FOREIGN_CONCRETE,
     kind_sanitizers=KIND_SANITIZERS,
+    kind_comparisons=CONCRETE,
+    kind_casts=CONCRETE,
+    integer_dtypes=INTEGER_DTYPES,
 )

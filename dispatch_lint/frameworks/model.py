@@ -64,9 +64,11 @@ class Transform:
     ``traced_default`` when it is not given (``grad``'s ``argnums=0``); ``unmapped`` the option
     whose ``None`` entries leave a parameter untraced (``vmap``'s ``in_axes``).
     ``concrete_inputs``: the function runs on concrete values unless its caller is traced
-    abstractly (``custom_jvp``); ``concrete_result``: calling the transformed function gives
-    a description of the trace, never a traced value, even inside a trace
-    (``jax.make_jaxpr(f)(x)`` is a jaxpr)."""
+    abstractly (``custom_jvp``). ``stages``: an abstract trace that records everything
+    computed inside it, so that results made from constants are data-less too (``jit``);
+    ``vmap`` does not: ``jnp.ones(3)`` inside it is a concrete array. ``concrete_result``:
+    calling the transformed function gives a description of the trace, never a traced
+    value, even inside a trace (``jax.make_jaxpr(f)(x)`` is a jaxpr)."""
 
     kind: str
     positional: tuple[str, ...] = ()
@@ -75,6 +77,7 @@ class Transform:
     traced_default: tuple[int, ...] = (0,)
     unmapped: str = ""
     concrete_inputs: bool = False
+    stages: bool = True
     concrete_result: bool = False
 
 
@@ -119,7 +122,9 @@ class FrameworkModel:
     *Sinks*: ``sinks`` by operation, with the call tables that lead to them
     (``method_sinks``, ``function_sinks``, ``shapes``, ...).
     *Sanitizers*: calls whose result is concrete again (``kind_sanitizers``: only on values
-    of that kind, as ``jax.lax.stop_gradient`` under ``grad`` alone).
+    of that kind, as ``jax.lax.stop_gradient`` under ``grad`` alone); ``kind_comparisons``: a
+    comparison of values of that kind is concrete (under ``grad`` alone: not differentiable);
+    ``kind_casts``: so is a cast (``x.astype(...)``) to one of ``integer_dtypes``.
 
     ``modules`` are the import prefixes that make a file use the framework; ``message`` is
     the sentence a finding on its values starts with when its rule's catalog sentence names
@@ -158,6 +163,9 @@ class FrameworkModel:
     # sanitizers
     sanitizers: frozenset[str] = frozenset()
     kind_sanitizers: Mapping[str, str] = field(default_factory=dict)
+    kind_comparisons: str = ""
+    kind_casts: str = ""
+    integer_dtypes: frozenset[str] = frozenset()
 
     def sink(self, operation: str) -> Sink | None:
         """The sink for ``operation`` (an event's detail), or None."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
-from dispatch_lint.analyzer.values import Box, Str, Traced, Tup, Value
+from dispatch_lint.analyzer.values import Box, HostArray, Str, Traced, Tup, Value
 from dispatch_lint.catalog import rule
 from dispatch_lint.rules.base import Rule, capture_tensors, trace_to_sink, traced_hit
 
@@ -85,8 +85,10 @@ _TRACED_WHAT = f"a tracer is {SINK_TEXT}, which raises {{error}}"
 
 
 def _subscript_sink(indexed: Value, detail: str) -> str:
-    """A tracer as an index is a sink on a Python list, tuple or string (it needs an int);
-    as a slice bound, on a traced array too."""
+    """A tracer as an index is a sink on a Python list, tuple or string (it needs an int) and
+    on a NumPy array (which converts it; its slice bounds need ints); as a slice bound, on a traced array too."""
+    if any(isinstance(a, HostArray) for a in indexed):
+        return "numpy" if detail == "index" else "index"  # a slice bound needs an int
     if any(isinstance(a, (Tup, Str)) or (isinstance(a, Box) and a.kind == "list")
            for a in indexed):
         return "index"

@@ -20,8 +20,9 @@ class CaptureEscape(Rule):
     object, one a traced closure captured), or in a list, dict or set from outside the
     trace, the tracer outlives it: the next use raises ``UnexpectedTracerError`` ("Encountered
     an unexpected tracer"), far from the line that stored it, and under
-    ``jax.checking_leaks()`` the trace's end raises "Leaked trace". Objects and containers
-    made inside the trace may hold tracers: they die with it. A helper that stores its
+    ``jax.checking_leaks()`` the trace's end raises "Leaked trace". A set hashes what it is
+    given, and a tracer is unhashable: ``s.add(t)`` raises ``TypeError`` at once. Objects and
+    containers made inside the trace may hold tracers: they die with it. A helper that stores its
     argument is flagged at the call that passes it a tracer.
 
     Example::

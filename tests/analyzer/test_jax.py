@@ -399,6 +399,170 @@ CASES = [
 
         run(jnp.ones(3))
     """),
+    ("escaped_tracer_is_not_read_again_outside", """
+        class Box:
+            def __init__(self):
+                self.value = 0.0
+
+        box = Box()
+
+        @jax.jit
+        def f(x):
+            box.value = x * 2  # expect: DL009
+            return x
+
+        f(1.0)
+        print(float(box.value))  # the escape is the finding, not each later use
+    """),
+    ("shape_queries_are_concrete", """
+        def g(x):
+            return x * 2
+
+        @jax.jit
+        def f(x):
+            out = jax.eval_shape(g, x)
+            if out:
+                return jnp.zeros(out.shape)
+            return x
+
+        f(jnp.ones(3))
+    """),
+    ("tracers_mix_in_arithmetic", """
+        @jax.jit
+        def f(x, y):
+            z = x * y + (x - y) / 2
+            return int(z)  # expect: DL003
+
+        f(1.0, 2.0)
+    """),
+    ("tree_map_gives_what_its_function_returns", """
+        @jax.jit
+        def f(batch):
+            sizes = jax.tree.leaves(jax.tree.map(lambda x: x.shape[0], batch))
+            if sizes[0] > 2:
+                return batch
+            doubled = jax.tree.leaves(jax.tree.map(lambda x: x * 2, batch))
+            return float(doubled[0])  # expect: DL003
+
+        f({"x": jnp.ones(3)})
+    """),
+    ("isinstance_of_a_python_type_is_no_tracer", """
+        def scalar(v):
+            return float(v) if isinstance(v, (int, float)) else v
+
+        def array(v):
+            return float(v) if isinstance(v, jax.Array) else v
+
+        @jax.jit
+        def f(x):
+            y = scalar(x) + scalar(3)
+            return y, array(x)  # expect: DL003
+
+        f(1.0)
+    """),
+    ("an_objects_update_method_is_no_container_store", """
+        from typing import Callable, NamedTuple
+
+        class Optimizer(NamedTuple):
+            update: Callable
+
+        def make_step(optimizer, seen):
+            @jax.jit
+            def step(params):
+                new, _ = optimizer.update(params * 2, None)
+                seen.update({"params": params})  # expect: DL009
+                return new
+
+            return step
+
+        make_step(Optimizer(lambda g, s: (g * 0.1, s)), {})(jnp.ones(3))
+    """),
+    ("a_pytree_nodes_methods_give_no_tracer", """
+        from typing import NamedTuple
+
+        class State(NamedTuple):
+            rate: jax.Array
+
+        def has_rate(node):
+            return "rate" in node._asdict()
+
+        def total(node):
+            return float(node.sum())
+
+        @jax.jit
+        def f(state, x):
+            if has_rate(state):
+                return total(x)  # expect: DL003
+            return x
+
+        f(State(jnp.float32(0.1)), jnp.ones(3))
+    """),
+    ("numpy_array_indexed_by_a_tracer", """
+        def coordinates(shape, mask):
+            return np.indices(shape)[:, mask]
+
+        @jax.jit
+        def f(x):
+            b = np.ones(3) * x
+            return coordinates(x.shape, b > 0)  # expect: DL003
+
+        @jax.jit
+        def h(i):
+            grid = np.arange(5)
+            return grid[i]  # expect: DL003
+
+        @jax.jit
+        def g(t):
+            return np.arange(5)[:t]  # expect: DL003
+
+        f(jnp.ones(3))
+        h(1)
+        g(2)
+        print(np.indices((2,))[:, np.array([True, False])], np.arange(5)[1:3])
+    """),
+    ("grad_alone_comparisons_and_integer_casts_are_concrete", """
+        def loss(w):
+            mask = np.asarray(w > 0)
+            bucket = float(np.asarray(w.astype(jnp.int32)))
+            scaled = float(w.astype(jnp.float32))  # expect: DL003
+            return jnp.sum(w * mask) + bucket + scaled
+
+        def loss_jit(w):
+            return float(np.asarray(w.astype(jnp.int32)))  # expect: DL003
+
+        jax.grad(loss)(2.0)
+        jax.jit(loss_jit)(2.0)
+    """),
+    ("vmap_stages_nothing_jit_does", """
+        def calibrated(x):
+            total = float(jnp.linspace(0.0, 1.0, 5).sum())
+            return x / total
+
+        def staged(x):
+            total = float(jnp.linspace(0.0, 1.0, 5).sum())  # expect: DL003
+            return x / total
+
+        jax.vmap(calibrated)(jnp.ones(2))
+        jax.jit(staged)(jnp.ones(2))
+        jax.jit(jax.vmap(staged))(jnp.ones(2))
+    """),
+    ("custom_rules_under_grad_alone_see_concrete_primals", """
+        @jax.custom_jvp
+        def soft(x):
+            return x * float(x)
+
+        soft.defjvp(lambda primals, tangents: (soft(primals[0]), tangents[0]))
+
+        @jax.custom_vjp
+        def hard(x):
+            return x * float(x)  # expect: DL003
+
+        hard.defvjp(lambda x: (hard(x), x), lambda x, g: (2 * x * g,))
+
+        jax.grad(soft)(1.0)
+        jax.value_and_grad(jax.grad(soft))(1.0)
+        jax.jit(jax.grad(hard))(1.0)
+    """),
 ]
 
 
@@ -451,7 +615,8 @@ def test_message_names_the_jax_error_the_fix_and_the_traced_parameter() -> None:
     assert diag.message.startswith("JAX tracers hold no concrete value: ")
     assert "TracerBoolConversionError" in diag.message
     assert "jnp.where" in diag.message and "jax.lax.cond" in diag.message
-    assert "parameter `params` of `step()`, traced by `jax.jit`" in diag.message
+    assert "parameter `params` of `step()`, traced by `jax.jit` (line 13), through " \
+        "`positive()`" in diag.message
     steps = [(s.line, s.message) for s in diag.trace]
     assert steps[0] == (13, "parameter `params` of `step()`, traced by `jax.jit`")
     assert (14, "passed to `positive(params)` as `v`") in steps

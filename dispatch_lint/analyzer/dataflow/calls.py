@@ -93,7 +93,10 @@ class Calls:
                 isinstance(a, Box) or isinstance(a, Sym) and self.trace is not None
                 for a in receiver):
             added = self.added_by(name, args, node).join(join_all(kwargs.values()))
-            kept = self.note_store(receiver, added, node, "`{code}`", hashed=name == "add")
+            # only a container stores what `.update(...)` is given: an object's own method of
+            # that name (an optimizer's) is analysed as the call it is, below
+            containers = receiver.filter(lambda a: isinstance(a, (Box, Sym)))
+            kept = self.note_store(containers, added, node, "`{code}`", hashed=name == "add")
             if kept is not added and args and name not in ("extend", "update"):
                 args = (*args[:-1], kept)
         if name in CONTAINER_MUTATORS:

@@ -204,17 +204,22 @@ class Expressions:
                     self.check_membership(left, right, node)
                 result = result.join(Value.of(UNKNOWN))
             else:
-                result = result.join(self.binop(left, right, node,
-                                                 operator_symbol(comp.operator)))
+                compared = self.binop(left, right, node, operator_symbol(comp.operator))
+                if self.program.traced:
+                    compared = self.drop_kinds(compared, "comparison")
+                result = result.join(compared)
             left = right
         return result or Value.of(UNKNOWN)
 
     def binop(self, left: Value, right: Value, node: cst.CSTNode, op: str) -> Value:
         """A tensor operation between two values: a ``binop`` event and the result tensor."""
-        if has_tensor(left) and has_tensor(right):
-            self.emit("binop", (left, right), op, node, "combined by `{code}`")
         lefts, rights = left.filter(is_tensorish), right.filter(is_tensorish)
         tensors = lefts.join(rights)
+        if not self.program.devices:
+            # no dispatch tensor in play: only tracers flow, and any mix of them is one
+            return tensors or self.container_operand(left, right)
+        if has_tensor(left) and has_tensor(right):
+            self.emit("binop", (left, right), op, node, "combined by `{code}`")
         if self.training_depth and has_tensor(tensors):
             self.emit("training", (tensors,), "op", node,
                       "used inside `guards.training()`: `{code}`")
@@ -225,11 +230,14 @@ class Expressions:
             for a, a_trace in lefts.items():
                 for b, b_trace in rights.items():
                     result = result.join(self.combine(a, a_trace, b, b_trace))
-        if not result:
-            for side in (left, right):
-                if any(isinstance(a, (Box, Tup)) for a in side):
-                    return side  # list + list, tuple * n
-        return result or Value.of(UNKNOWN)
+        return result or self.container_operand(left, right)
+
+    def container_operand(self, left: Value, right: Value) -> Value:
+        """``list + list``, ``tuple * n``: the container; else unknown."""
+        for side in (left, right):
+            if any(isinstance(a, (Box, Tup)) for a in side):
+                return side
+        return Value.of(UNKNOWN)
 
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value:

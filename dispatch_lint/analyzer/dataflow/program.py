@@ -62,8 +62,15 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.user = user
         self.rules_judge = judge
         models = tuple(models)
+        sources = tuple(sources)
         #: whether the dispatch runtime's model applies (the ``frameworks`` setting)
         self.dispatch_runtime = any(m.name == "dispatch" for m in models)
+        #: whether devices and dispatch tensors can be in play at all: the runtime's model
+        #: applies and a file names it, or the user configured sources, sinks or
+        #: sanitizers (without sources, as for an engine given no bytes: assume so)
+        self.devices = self.dispatch_runtime and (
+            not sources or bool(user.sources or user.sinks or user.sanitizers)
+            or any(b"dispatch_lint" in text for text in sources))
         self.init_traces(models, sources)
         self.modules: dict[str, int] = {}
         for info in self.files:
@@ -163,6 +170,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         return out
 
     def write(self, key: tuple[object, ...], value: Value) -> None:
+        if self.traced:
+            value = self.heap_value(key, value)
         if not value:
             return
         old = self.heap.get(key)
@@ -297,6 +306,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         state = State()
         trace_id = (info.key, trace)
         if trace is not None:
+            self.traced_units.add(key)
             run.trace = self.trace_state(info, trace, trace_id)
             for value in captured.values():
                 run.note_outside(value)  # what a traced closure sees existed before the trace

@@ -98,7 +98,7 @@ class RuntimeCalls:
                 return partial
         foreign = self.foreign_call(qualname, args, kwargs, node)
         external = self.call_external(qualname, args, kwargs, node)
-        return foreign if foreign is not None else external
+        return self.host_result(qualname, foreign if foreign is not None else external)
 
     def tensor_method(self, tensors: Value, name: str, args: tuple[Value, ...],
                       kwargs: dict[str, Value], node: cst.Call) -> Value:

@@ -37,10 +37,12 @@ from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.values import (
     AMBIENT,
     EMPTY,
+    HOST_ARRAY,
     UNKNOWN,
     Box,
     Closure,
     Cls,
+    HostArray,
     Inst,
     PartialCall,
     Ref,
@@ -199,7 +201,23 @@ class TraceModel:
                 self.traced_models[model.name] = model
         #: whether any traced framework is in play (every hook asks this first)
         self.traced = bool(self.traced_models)
+        #: the keys of the traced analyses: what they make lives in their trace
+        self.traced_units: set[object] = set()
         self._owner_cache: dict[str, FrameworkModel | None] = {}
+
+    def heap_value(self, key: tuple[object, ...], value: Value) -> Value:
+        """What a heap slot keeps of ``value``: tracers only in the objects and containers a
+        traced analysis made (they die with the trace). Anywhere else a tracer has escaped
+        (reported where it is stored), or the slot is shared by objects made in many
+        contexts (a summary's, or one past the bound on sites): kept there, it would reach
+        code that runs outside any trace."""
+        if not any(isinstance(a, Traced) for a in value):
+            return value
+        site = key[2] if key[0] == "f" else key[1] if key[0] in ("b", "bk") else None
+        owner = getattr(site, "owner", None)
+        if owner is not None and owner in self.traced_units:
+            return value
+        return value.filter(lambda a: not isinstance(a, Traced))
 
     def traced_model_of(self, qualname: str) -> FrameworkModel | None:
         """The traced framework ``qualname`` belongs to, if any."""
@@ -302,9 +320,9 @@ class TraceModel:
                  if i >= start and (p.kind != "pos" or i in positional)
                  and p.name not in fixed_names}
         kinds: dict[int, str] = {}
-        for transform in chain:
+        for transform in reaching(model, chain):
             spec = model.transforms.get(transform.qualname)
-            if spec is None or spec.concrete_inputs:
+            if spec is None:
                 continue
             options = dict(transform.options)
             traced = set(every)
@@ -347,8 +365,9 @@ class TraceModel:
         (None: where the transform is applied, before any call): inside an abstract trace,
         or given abstract tracers, a parameter traced by a differentiation transform alone
         is abstract too."""
-        plain = [t for t in chain if not model.transforms[t.qualname].concrete_inputs]
+        plain = reaching(model, chain)
         ambient = ABSTRACT if any(model.transforms[t.qualname].kind == ABSTRACT
+                                  and model.transforms[t.qualname].stages
                                   for t in plain) else None
         if run is not None and any(isinstance(a, Traced) and a.kind == ABSTRACT
                                    for a in run.ambient()):
@@ -373,7 +392,8 @@ class TraceModel:
             model = self.transform_model(full)  # type: ignore[arg-type]
             if model is None:
                 continue
-            kinds = self.traced_kinds(model, full, callee, callee.passed_before)  # type: ignore[arg-type]
+            kinds = self.traced_kinds(model, full,  # type: ignore[arg-type]
+                                      callee, callee.passed_before)
             # Before any call, a parameter with a default may well never be passed (and a
             # default is not traced): only those without one are surely tracers.
             defaults = callee.info.defaults
@@ -437,7 +457,7 @@ class TraceModel:
         if model is None:
             return Value.of(UNKNOWN)
         ambient = run.ambient()
-        plain = tuple(t for t in chain if not model.transforms[t.qualname].concrete_inputs)
+        plain = reaching(model, chain)
         if not plain:
             # custom_jvp / custom_vjp: a Python call, on concrete values unless the caller
             # traces abstractly
@@ -522,6 +542,24 @@ class TraceModel:
             ambient = Value.of(Traced(spec.framework, spec.ambient, trace_id, "op"),
                                Trace(step))
         return TraceState(spec, trace_id, ambient)
+
+
+def reaching(model: FrameworkModel, chain: tuple[TraceTransform, ...]
+             ) -> tuple[TraceTransform, ...]:
+    """The transforms of ``chain`` (innermost first) that trace the function itself. One
+    with concrete inputs (``custom_jvp``) is a plain call; under differentiation transforms
+    alone it is called on concrete primals, so those outside it do not reach the function
+    either (jax 0.10.2); an abstract one outside it (``jit``) does."""
+    out: list[TraceTransform] = []
+    for index, transform in enumerate(chain):
+        spec = model.transforms.get(transform.qualname)
+        if spec is not None and spec.concrete_inputs:
+            if all((outer := model.transforms.get(t.qualname)) is not None
+                   and outer.kind == CONCRETE for t in chain[index + 1:]):
+                return tuple(out)
+            continue
+        out.append(transform)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------- the interpreter
@@ -611,6 +649,8 @@ class TraceCalls:
         body = model.bodies.get(qualname)
         if body is not None:
             self.program.trace_bodies(self, model, body, qualname, args, kwargs, node)
+            if qualname in model.concrete_functions:
+                return Value.of(UNKNOWN)  # jax.eval_shape: shapes and dtypes
             rest = tuple(v for i, v in enumerate(args) if i not in body.functions
                          and i not in body.sequences)
             return self.framework_result(model, rest, {})
@@ -622,7 +662,8 @@ class TraceCalls:
                     is not None else tuple(v for i, v in enumerate(args) if i != position)
                 leaves = tuple(self.traced_part(v) or Value.of(UNKNOWN) for v in picked)
                 result = self.call_value(args[position], leaves, {}, node)
-                return self.framework_result(model, (result,), {})
+                # what the function returns, nothing more: jax.tree.map of `x.shape[0]` is ints
+                return self.traced_part(result) or Value.of(UNKNOWN)
             return self.framework_result(model, args, kwargs)
         if qualname in model.callbacks:
             # the target runs later, outside the trace, on concrete values: nothing traced
@@ -739,6 +780,18 @@ class TraceCalls:
                 return result
         return None
 
+    def host_result(self, qualname: str, result: Value) -> Value:
+        """``result`` of ``qualname``, with a concrete array of another library when it is a
+        function of one (``np.indices(shape)``) that gave no tracer."""
+        if any(isinstance(a, Traced) for a in result):
+            return result
+        for model in self.program.traced_models.values():
+            if qualname in model.foreign_concrete or qualname in model.foreign_passthrough:
+                continue
+            if any(qualname.startswith(prefix + ".") for prefix in model.foreign_conversions):
+                return result.filter(lambda a: a is not UNKNOWN).join(Value.of(HOST_ARRAY))
+        return result
+
     def check_conversion(self, model: FrameworkModel, qualname: str, args: tuple[Value, ...],
                          kwargs: dict[str, Value], node: cst.Call) -> Value | None:
         """A function of another array library given tracers."""
@@ -806,30 +859,60 @@ class TraceCalls:
 
     # ------------------------------------------------------------------ tracers' operations
 
+    def drop_kinds(self, value: Value, operation: str) -> Value:
+        """``value`` less the tracers that a ``comparison`` or an integer ``cast`` makes
+        concrete in their framework (JAX under ``grad`` alone)."""
+        if not any(isinstance(a, Traced) for a in value):
+            return value
+        concrete = {
+            name: model.kind_comparisons if operation == "comparison" else model.kind_casts
+            for name, model in self.program.traced_models.items()}
+        return value.filter(lambda a: not (isinstance(a, Traced) and a.kind
+                                           == concrete.get(a.framework))) or Value.of(UNKNOWN)
+
+    def integer_cast(self, name: str, args: tuple[Value, ...], kwargs: dict[str, Value]
+                     ) -> bool:
+        """``x.astype(jnp.int32)``: a cast to an integer or boolean dtype."""
+        if name != "astype":
+            return False
+        dtype = args[0] if args else kwargs.get("dtype", EMPTY)
+        return bool(dtype) and all(
+            isinstance(a, Ref) and any(a.qualname in m.integer_dtypes
+                                       for m in self.program.traced_models.values())
+            or isinstance(a, Str) and a.text.lstrip("u").startswith(("int", "bool"))
+            for a in dtype)
+
     def traced_method(self, receiver: Value, name: str, args: tuple[Value, ...],
                       kwargs: dict[str, Value], node: cst.Call) -> Value:
         """A method of a tracer (or of a parameter that may be one)."""
         traced = receiver.filter(is_traced)
         out = EMPTY
+        array_method = False
         for model in self.program.traced_models.values():
             shape = model.method_shapes.get(name)
             if shape is not None:
                 self.check_shape(model, shape, args, kwargs, node)
+            operation = model.method_sinks.get(name)
+            if operation is None and model.same_kind_methods and \
+                    name not in model.same_kind_methods:
+                continue  # not an array method: the value is something else (a pytree node)
+            array_method = True
             if not traced:
                 continue
-            operation = model.method_sinks.get(name)
             if operation is not None:
                 self.emit("read", (traced,), operation, node, "read by `{code}`")
                 out = out.join(Value.of(UNKNOWN))
                 continue
-            if model.same_kind_methods and name not in model.same_kind_methods:
-                continue  # not an array method: the value is something else (a pytree node)
             out = out.join(traced)
             for value in (*args, *kwargs.values()):
                 out = out.join(value.filter(is_traced))
-        for atom, trace in receiver.items():
-            if isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "traced"))
+        if out and self.integer_cast(name, args, kwargs):
+            out = self.drop_kinds(out, "cast")
+        if array_method:
+            # a parameter that may be a tracer gives one; a pytree node's `_asdict()` does not
+            for atom, trace in receiver.items():
+                if isinstance(atom, Sym):
+                    out = out.join(self.project_sym(atom, trace, "traced"))
         return out
 
     def traced_attribute(self, atom: Traced, trace: Trace | None, name: str) -> Value:
@@ -843,7 +926,7 @@ class TraceCalls:
     def check_subscript(self, node: cst.Subscript, obj: Value,
                         keys: list[tuple[str, Value]]) -> None:
         """``xs[t]`` on a Python list, tuple or string; ``x[:t]`` on any sequence."""
-        if not any(isinstance(a, (Box, Tup, Str, Traced, Sym)) for a in obj):
+        if not any(isinstance(a, (Box, Tup, Str, Traced, Sym, HostArray)) for a in obj):
             return
         for detail, key in keys:
             found = self.flat_traced((key,))
@@ -873,7 +956,7 @@ class TraceCalls:
         """Objects in ``value`` existed before the trace (read from a global, captured, the
         receiver): what is stored in them outlives it."""
         for atom in value:
-            if isinstance(atom, (Box, Inst)):
+            if isinstance(atom, (Box, Inst)) and atom.site is not None:
                 self.outside.add(atom)
 
     def outlives_trace(self, target: Value) -> bool:
