@@ -81,38 +81,6 @@ _PRIVATE_PREFIX = "dispatch_lint_fixture_"
 #: ``jax/<name>``; their "runtime" is JAX itself.
 KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
     # JAX fixtures that real JAX runs as marked, where the analyzer disagrees.
-    ("jax/jaxgridkit", "analyzer"): (
-        "a NumPy array subscripted with a tracer (np.indices(shape)[:, mask]) converts it: "
-        "TracerArrayConversionError; the analyzer does not model the subscript"
-    ),
-    ("jax/clean_tree_utilities_in_trace", "analyzer"): (
-        "jax.tree.map / jax.tree.leaves results are taken for tracers (they are what the "
-        "mapped function returns: shapes stay ints), and isinstance(v, int) does not narrow"
-    ),
-    ("jax/clean_transformation_update", "analyzer"): (
-        "`optimizer.update(...)` on an optimizer the jitted function closes over is taken "
-        "for dict.update storing a tracer (DL009); as a static argument it is not"
-    ),
-    ("jax/clean_pytree_keys_in_trace", "analyzer"): (
-        "through jax.tree.map of a nested function, the keys bound by functools.partial and "
-        "`key in node._asdict()` are taken for tracers"
-    ),
-    ("jax/clean_eval_shape_empty_argument", "analyzer"): (
-        "jax.eval_shape(f, ..., sample_shape=()) traces every parameter of f, even one given "
-        "a pytree without leaves (an empty tuple stays an empty tuple): distrax's "
-        "Distribution.dtype"
-    ),
-    # Where JAX goes beyond FRAMEWORKS.md (the analyzer follows the contract; JAX is right).
-    ("jax/clean_constants_unstaged", "analyzer"): (
-        "under vmap or grad alone JAX stages nothing: jax.numpy results built from constants "
-        "are concrete (FRAMEWORKS.md: a tracer 'even from constants', true under jit only)"
-    ),
-    ("jax/clean_grad_alone_nondifferentiable", "analyzer"): (
-        "under grad alone a comparison or an integer cast of a tracer is a concrete array"
-    ),
-    ("jax/clean_custom_rules_under_grad", "analyzer"): (
-        "under grad alone custom_jvp / custom_vjp functions are called on concrete primals"
-    ),
 }
 
 Mark = tuple[str, int]  # (path relative to the repo root, 1-based line)

@@ -65,7 +65,7 @@ BODIES: dict[str, Body] = {
     "jax.lax.cond": Body((1, 2, "true_fun", "false_fun")),
     "jax.lax.switch": Body((), sequences=(1, "branches")),
     "jax.lax.map": Body((0, "f")),
-    "jax.eval_shape": Body((0, "fun")),
+    "jax.eval_shape": Body((0, "fun"), arguments=1),
     "jax.jvp": Body((0, "fun"), kind=CONCRETE),
     "jax.vjp": Body((0, "fun"), kind=CONCRETE),
     "jax.linearize": Body((0, "fun"), kind=CONCRETE),

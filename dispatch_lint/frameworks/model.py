@@ -87,11 +87,15 @@ class Body:
     value of ``kind`` (``jax.lax.scan``'s body, both branches of ``jax.lax.cond``).
 
     ``functions`` are the positions (or keywords) of the traced functions; ``sequences`` the
-    positions of lists or tuples of them (``jax.lax.switch``'s branches)."""
+    positions of lists or tuples of them (``jax.lax.switch``'s branches). ``arguments``: the
+    call's arguments from this position on, and its keywords but the functions', are the
+    function's own (``jax.eval_shape(f, *args, **kwargs)``): a parameter given no array
+    leaves (``()``, ``None``), or not given at all, is not traced."""
 
     functions: tuple[int | str, ...]
     kind: str = ABSTRACT
     sequences: tuple[int | str, ...] = ()
+    arguments: int | None = None
 
 
 @dataclass(frozen=True)

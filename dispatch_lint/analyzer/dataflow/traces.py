@@ -42,6 +42,7 @@ from dispatch_lint.analyzer.values import (
     Box,
     Closure,
     Cls,
+    Const,
     HostArray,
     Inst,
     PartialCall,
@@ -116,6 +117,16 @@ class Callee:
         takes none)."""
         receives = self.receiver is not None and self.info.kind != "staticmethod"
         return len(self.fixed) + receives
+
+
+def _leafless(value: Value, depth: int = 0) -> bool:
+    """Whether ``value`` is certainly a pytree without leaves (``None``, ``()``, tuples of
+    them), which a transform passes on as it is: no tracer."""
+    return bool(value) and depth < 4 and all(
+        (isinstance(atom, Const) and atom.value is None)
+        or (isinstance(atom, Tup) and all(_leafless(v, depth + 1) for v in atom.items))
+        for atom in value
+    )
 
 
 def _kind_max(a: str | None, b: str) -> str:
@@ -511,9 +522,19 @@ class TraceModel:
                 untraced = set(positional[:callee.passed_before])
                 kinds = {i: kind for i, p in enumerate(info.params)
                          if i not in untraced and p.name not in fixed_names}
+                given: tuple[Value, ...] = ()
+                named: dict[str, Value] = {}
+                if body.arguments is not None:
+                    given = args[body.arguments:]
+                    named = {k: v for k, v in kwargs.items() if k not in body.functions}
+                bound = self._bind(info, run, node, callee.receiver, (*callee.fixed, *given),
+                                   {**dict(callee.fixed_kwargs), **named})
+                if body.arguments is not None:
+                    passed = self.passed_parameters(info, callee.receiver,
+                                                    (*callee.fixed, *given), named)
+                    kinds = {i: k for i, k in kinds.items()
+                             if i in passed and not _leafless(bound.get(i, EMPTY))}
                 spec = TraceSpec(model.name, label, tuple(sorted(kinds.items())), ambient)
-                bound = self._bind(info, run, node, callee.receiver, callee.fixed,
-                                   dict(callee.fixed_kwargs))
                 closure = self.resolve_captures(run, callee.closure, node)
                 summary = self.summary(info, closure, self._receiver_class(callee), (),
                                        trace=spec)
