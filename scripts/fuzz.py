@@ -1,4 +1,4 @@
-"""Fuzz the analyzer: it must answer every program, never crash on one.
+"""Fuzz the analyzer: it must answer every program, never crash on one, and never be slow.
 
 Five kinds of input, each checked with the same property (:func:`check_files`, plus the
 library API's ``lint_source`` on single files):
@@ -19,9 +19,11 @@ script runs many more::
 
     python scripts/fuzz.py --examples 2000 --seconds 600
 
-It prints a summary and exits 0, or writes the smallest failing input it found (its modules
-and the error) to ``--out`` (default ``fuzz-failures/``) and exits 1. The checked code is
-never run.
+A slow program is a failure like a crash: every example must stay within a work budget per
+line (:data:`WORK_PER_LINE`, counted, so the test suite checks it too), and here also
+within ``--example-seconds`` (default 20). It prints a summary and exits 0, or writes the
+smallest failing input it found (its modules and the error) to ``--out`` (default
+``fuzz-failures/``) and exits 1. The checked code is never run.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import hypothesmith
@@ -66,17 +69,30 @@ def compiles(source: bytes) -> bool:
     return True
 
 
+#: The work the analysis may do per line of the checked files (plus WORK_BASE): generated
+#: programs take at most 4 steps a line (300 examples of each kind), so a program taking
+#: ten times that is a slow one, reported as a failure like a crash.
+WORK_PER_LINE = 40
+WORK_BASE = 1_000
+
+
 def check_files(sources: Mapping[str, bytes]) -> AnalysisResult:
     """Analyze ``sources`` (module name -> bytes) together and assert what a user relies on.
 
-    The engine must return, not raise, report no internal error, flag DL000 exactly on the
-    files CPython refuses, give every finding a catalog rule with its catalog name, severity
-    and message, put it and each step of its trace inside the checked files, and say the same
-    thing, traces included, when asked again with the files in the opposite order.
+    The engine must return, not raise, report no internal error, stay within its work budget
+    (WORK_PER_LINE), flag DL000 exactly on the files CPython refuses, give every finding a
+    catalog rule with its catalog name, severity and message, put it and each step of its
+    trace inside the checked files, and say the same thing, traces included, when asked again
+    with the files in the opposite order.
     """
     files = [SourceFile(f"{name}.py", source, name) for name, source in sources.items()]
     result = analyze(files)
     assert result.errors == (), f"internal error: {result.errors}"
+    lines = sum(source.count(b"\n") + 1 for source in sources.values())
+    budget = WORK_BASE + WORK_PER_LINE * lines
+    assert result.work <= budget, (
+        f"slow: {result.work} steps of analysis for {lines} lines (budget {budget})"
+    )
 
     # CPython counts "\r" and "\r\n" as line ends too; an error may point just past the end.
     line_counts = {f.path: len(f.source.splitlines()) + 1 for f in files}
@@ -555,14 +571,16 @@ class FoundFailure(Exception):
 
 
 def run_batch(
-    kind: str, strategy: st.SearchStrategy[dict[str, bytes]], examples: int, stats: KindStats
+    kind: str, strategy: st.SearchStrategy[dict[str, bytes]], examples: int, stats: KindStats,
+    example_seconds: float | None = None,
 ) -> None:
-    """Run ``examples`` fresh examples; raise FoundFailure with the shrunk input on failure."""
+    """Run ``examples`` fresh examples; raise FoundFailure with the shrunk input on failure.
+    An example taking more than ``example_seconds`` fails too (hypothesis's deadline)."""
     failing: list[tuple[dict[str, bytes], BaseException]] = []
 
     @settings(
         max_examples=examples,
-        deadline=None,
+        deadline=None if example_seconds is None else timedelta(seconds=example_seconds),
         database=None,
         phases=(Phase.generate, Phase.shrink),
         suppress_health_check=list(HealthCheck),
@@ -605,6 +623,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=300.0, help="time budget in total")
     parser.add_argument("--kind", choices=[*KINDS, "all"], default="all")
     parser.add_argument("--out", type=Path, default=Path("fuzz-failures"))
+    parser.add_argument(
+        "--example-seconds", type=float, default=20.0,
+        help="an example analysed for longer fails (besides the work budget per line)",
+    )
     parser.add_argument("--batch", type=int, default=25, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -625,7 +647,8 @@ def main(argv: list[str] | None = None) -> int:
                     active.remove(kind)
                     continue
                 started = time.monotonic()
-                run_batch(kind, strategies[kind], min(args.batch, left), stats[kind])
+                run_batch(kind, strategies[kind], min(args.batch, left), stats[kind],
+                          args.example_seconds)
                 stats[kind].seconds += time.monotonic() - started
     except FoundFailure as failure:
         path = write_failure(args.out, failure)

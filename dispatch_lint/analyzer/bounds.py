@@ -9,18 +9,31 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_CONTEXTS",
+    "MAX_DEEP_ROUNDS",
     "MAX_INSTANCE_SITES",
     "MAX_LOOP_ROUNDS",
+    "MAX_NESTED_SIZE",
+    "MAX_NESTING",
     "MAX_PENDING",
+    "MAX_PRECISE_SLOTS",
     "MAX_PROJECTION",
+    "MAX_REWRAPS",
     "MAX_ROUNDS",
     "MAX_SITES_PER_NODE",
     "MAX_TUPLE_DEPTH",
+    "MAX_UNIT_DEPTH",
+    "MAX_UNIT_WORK",
     "ROUND_BUDGET",
 ]
 
 # ------------------------------------------------------------------- inside one function
 
+#: The work of one analysis of one function in one calling context (statements run, calls
+#: applied, the events and effects and atoms their summaries instantiate); past it, the
+#: calls the function makes are unknown. Chosen on the generated cases (tests/analyzer/
+#: test_bounds.py; the fuzzer's 300 examples reach at most 4 steps of work a line); not yet
+#: measured against real packages.
+MAX_UNIT_WORK = 20_000
 #: Loops are iterated at most this often; the lattice is small, so this is rarely reached.
 MAX_LOOP_ROUNDS = 6
 #: Symbolic projections longer than this become unknown (keeps summaries finite).
@@ -31,15 +44,53 @@ MAX_PENDING = 64
 #: Tuples nested deeper than this are summarised as unknown.
 MAX_TUPLE_DEPTH = 3
 
+# ------------------------------------------------------------------------ one value
+
+#: Values nest inside closures (their captured values) and tuples (their items). A closure
+#: that re-wraps an attribute (``model.forward = wrap(model.forward)``) captures the previous
+#: closure at every call and fixpoint round, without a limit and sharing its parts, so that
+#: walking it doubles in cost each time. Past this depth the closures and tuples inside
+#: become unknown. Measured (every value in the heap and the summaries, each package
+#: analysed whole): not yet done; 6 keeps the issue's reproducer (pkg/logging.py, three
+#: re-wraps) at 0.07 s where it took 93-149 s, with every fixture's finding.
+MAX_NESTING = 6
+#: Atoms in one value counted through its closures and tuples (the work of substituting or
+#: testing it); past this, the nested closures and tuples become unknown. Not yet measured
+#: on real packages.
+MAX_NESTED_SIZE = 2048
+#: Closures of one function nested inside each other along one path (a decorator applied
+#: twice nests two); an attribute re-wrapped at every call nests one more each time. Past
+#: this, the inner ones become unknown. Not yet measured on real packages.
+MAX_REWRAPS = 2
+
+#: Precise slots (constant keys and indices) of one container; later keys share its one
+#: slot, and reading one gives what that slot holds less capture tensors (so a key past
+#: the bound is never taken for another key's capture tensor). A 50,000-entry dict literal:
+#: its DL003 found, about linear in the entries (5,000 / 20,000 / 50,000: 2.8 / 12.1 /
+#: 31.8 s CPU under load, most of it libcst's parse).
+MAX_PRECISE_SLOTS = 4096
+
 # ------------------------------------------------------------------------ whole program
 
 #: Whole-program rounds; values only grow, so this bound is reached only on pathological code.
 MAX_ROUNDS = 8
 #: Unit analyses per function allowed over all rounds before the fixpoint is cut short.
 ROUND_BUDGET = 4
+#: Whole-program rounds once chains past MAX_UNIT_DEPTH were settled: what flows back along
+#: such a chain, against the order rounds visit units in, moves on a stretch per round.
+#: ROUND_BUDGET still bounds the analyses. Not yet measured on real packages.
+MAX_DEEP_ROUNDS = 32
 #: Instances of one class told apart by where they are made, up to this many sites.
 MAX_INSTANCE_SITES = 8
 #: Contexts in which one node's capture devices and containers are told apart.
 MAX_SITES_PER_NODE = 8
 #: Calling contexts (objects passed as arguments) a function is summarised for.
 MAX_CONTEXTS = 8
+#: A call analyses its callee first (and a module the modules it imports), so the analysis
+#: nests as deep as the chains of calls do. Past this many nested units a callee is treated
+#: as in progress and analysed afterwards by the driver, before the units that waited for it
+#: again, so that the depth of Python's stack (and its recursion limit) never bounds the
+#: length of a chain. Nothing is lost (the units that waited are analysed again); the cost is
+#: those analyses. Measured (deepest nesting while analysing each package whole): not yet done; a ring of 1,000 recursive functions finds its
+#: DL001 in 1,321 unit analyses with it (main: internal error from about 750).
+MAX_UNIT_DEPTH = 200

@@ -121,6 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
     output.add_argument(
+        "--verbose",
+        action="store_true",
+        help="name each function where the analysis dropped precision at one of its bounds "
+        "(values there became unknown, so a finding may be missed); otherwise one line "
+        "counts them",
+    )
+    output.add_argument(
         "--warn-unused-suppressions",
         action="store_true",
         help="report noqa / disable comments that suppress nothing (exit 1)",
@@ -312,8 +319,7 @@ def _lint(args: argparse.Namespace) -> int:
 
     for error in run.report.errors:
         sys.stderr.write(f"{error.path}: error: {error.message}\n")
-    for note in run.notes:
-        sys.stderr.write(f"{note.path}: note: {note.message}\n")
+    _notes_to_stderr(run, args.verbose)
     if not run.report.files and not run.report.errors:
         _warning(f"No Python files found under {', '.join(paths)}")
     _write_report(run, args, sys.stdout, fixed)
@@ -323,6 +329,23 @@ def _lint(args: argparse.Namespace) -> int:
     if (run.report.diagnostics or run.unused_suppressions) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _notes_to_stderr(run: LintRun, verbose: bool) -> None:
+    """Each note, one line each; where the analysis dropped precision at a bound, one note
+    per function with ``--verbose``, else one line counting them."""
+    from dispatch_lint.analyzer.diagnostics import is_precision_note
+
+    reduced = 0
+    for note in run.notes:
+        if verbose or not is_precision_note(note):
+            sys.stderr.write(f"{note.path}: note: {note.message}\n")
+        else:
+            reduced += 1
+    if reduced:
+        where = "1 function" if reduced == 1 else f"{reduced} functions"
+        sys.stderr.write(f"dispatch-lint: note: precision reduced in {where} at the "
+                         "analysis' bounds, where a finding may be missed (use --verbose)\n")
 
 
 def _warning(message: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
+    "PRECISION_REDUCED",
     "SAFE",
     "UNSAFE",
     "Diagnostic",
@@ -18,7 +19,12 @@ __all__ = [
     "Report",
     "TraceStep",
     "is_enabled",
+    "is_precision_note",
 ]
+
+#: How a note saying that the analysis dropped precision at a bound begins: "precision
+#: reduced in `pkg.mod.f()`: <which bound>". Front ends show these only when asked.
+PRECISION_REDUCED = "precision reduced in"
 
 #: A fix that keeps what the code means on every path it runs: ``--fix`` applies it.
 SAFE = "safe"
@@ -106,6 +112,12 @@ class FileError:
 
     path: str
     message: str
+
+
+def is_precision_note(note: FileError) -> bool:
+    """Whether ``note`` says that the analysis of a function dropped precision at a bound of
+    the analysis (values there became unknown: a finding may be missed, none is made up)."""
+    return note.message.startswith(PRECISION_REDUCED + " ")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dispatch_lint.analyzer import model
-from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, TraceStep
+from dispatch_lint.analyzer.diagnostics import (
+    PRECISION_REDUCED,
+    Diagnostic,
+    FileError,
+    TraceStep,
+)
 from dispatch_lint.analyzer.events import SINK_TEXT, TRACED_BIRTH, Event, Hit
 from dispatch_lint.analyzer.fixes import plan_fix
 from dispatch_lint.analyzer.parse import (
@@ -98,8 +103,12 @@ class AnalysisSettings:
 class AnalysisResult:
     diagnostics: tuple[Diagnostic, ...]
     errors: tuple[FileError, ...] = ()
-    #: Per-file remarks that are neither findings nor errors (e.g. valid syntax libcst lacks).
+    #: Per-file remarks that are neither findings nor errors (e.g. valid syntax libcst lacks,
+    #: or where the analysis dropped precision at a bound: see ``is_precision_note``).
     notes: tuple[FileError, ...] = field(default=())
+    #: The steps of work the analysis took (statements run, calls applied, what their
+    #: summaries instantiated): deterministic, for budgets in tests and fuzzing.
+    work: int = field(default=0, compare=False)
 
 
 def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = None,
@@ -213,6 +222,10 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
                     failed[finding.event.file] = f"internal error: {type(exc).__name__}: {exc}"
         finally:
             sys.setrecursionlimit(limit)
+        notes.extend(
+            FileError(parsed[file].path, f"{PRECISION_REDUCED} {where}: {'; '.join(why)}")
+            for (file, where), why in program.reduced.items() if file not in failed
+        )
         failed_paths = {parsed[index].path for index in failed}
         for index, message in failed.items():
             if index in context:
@@ -225,6 +238,7 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
         diagnostics=tuple(sorted(set(diagnostics))),
         errors=tuple(sorted(errors)),
         notes=tuple(sorted(notes)),
+        work=program.work if parsed else 0,
     )
 
 

@@ -57,6 +57,7 @@ class Caller(Protocol):
     file: int
     anchor: cst.CSTNode | None
     site_owner: object
+    work: int
 
     def attribute(self, obj: Value, name: str, node: cst.CSTNode) -> Value: ...
 
@@ -73,6 +74,8 @@ class Caller(Protocol):
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value: ...
 
+    def limited(self, atom: Closure | Tup) -> object: ...
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -81,7 +84,7 @@ class Summary:
     ret: Value
     events: tuple[Event, ...]
     effects: tuple[tuple[Value, str, Value], ...]
-    #: the summary's key: sites of what it makes belong to it
+    #: what owns the sites of what it makes (the number the program gave its key)
     owner: object = None
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
@@ -119,8 +122,15 @@ class Substitution:
         self.per_call_boxes = summary.boxes_made_by(summary.owner)
         #: atoms that came from the caller's arguments: findings must involve one of them
         self.fresh: set[object] = set()
+        #: each value substituted so far, by identity (kept alive with its result)
+        self.done: dict[int, tuple[Value, Value]] = {}
 
     def value(self, value: Value) -> Value:
+        # One value is often shared: a store into every object a parameter may be leaves
+        # one effect per object, all with the same value; closures share captured values.
+        done = self.done.get(id(value))
+        if done is not None and done[0] is value:
+            return done[1]
         out: dict[object, Trace | None] = {}
         for atom, trace in value.items():
             for new_atom, new_trace in self.atom(atom, trace).items():
@@ -128,16 +138,21 @@ class Substitution:
                 if new_atom not in out or (old is not None and new_trace is not None
                                            and new_trace.length < old.length):
                     out[new_atom] = new_trace
-        return Value(out)
+        result = Value(out)
+        self.done[id(value)] = (value, result)
+        return result
 
     def atom(self, atom: object, trace: Trace | None) -> Value:
+        self.run.work += 1
         if isinstance(atom, Sym) and atom.owner == self.info.key:
             return self.symbol(atom, trace)
         if isinstance(atom, Tup):
-            return Value.of(Tup(tuple(self.value(v) for v in atom.items)), trace)
+            return Value.of(self.run.limited(Tup(tuple(self.value(v) for v in atom.items))),
+                            trace)
         if isinstance(atom, Closure) and atom.captured:
             captured = tuple((n, self.value(v)) for n, v in atom.captured)
-            return Value.of(Closure(atom.key, captured, atom.no_capture), trace)
+            return Value.of(self.run.limited(Closure(atom.key, captured, atom.no_capture)),
+                            trace)
         if isinstance(atom, TracedFunction):
             return Value.of(TracedFunction(self.value(atom.func), atom.chain), trace)
         if isinstance(atom, PartialCall):
@@ -188,6 +203,7 @@ class Substitution:
         for proj in atom.proj:
             if isinstance(proj, tuple) and proj[0] == "with":
                 partner = self.symbol(proj[1], None)
+                run.work += len(value) * len(partner)
                 value = join_all(
                     run.combine(a, a_trace, b, b_trace)
                     for a, a_trace in value.items() for b, b_trace in partner.items()
@@ -211,11 +227,11 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return run.item(value, proj[1], node)
     if isinstance(proj, tuple):  # ("mix", device): an operation with a tensor on that device
         partner = Value.of(Ten(proj[1]))
-        out = EMPTY
-        for atom, trace in value.items():
-            for p_atom, p_trace in partner.items():
-                out = out.join(run.combine(atom, trace, p_atom, p_trace) if isinstance(
-                    atom, (Ten, Sym)) else Value.of(p_atom, trace))
+        out = join_all(
+            run.combine(atom, trace, p_atom, p_trace) if isinstance(atom, (Ten, Sym))
+            else Value.of(p_atom, trace)
+            for atom, trace in value.items() for p_atom, p_trace in partner.items()
+        )
         return out or Value.of(UNKNOWN)
     if proj == "traced":
         return run.traced_part(value) or Value.of(UNKNOWN)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Union
 
 import libcst as cst
+
+from dispatch_lint.analyzer.bounds import MAX_NESTED_SIZE, MAX_NESTING, MAX_REWRAPS
 
 __all__ = [
     "AMBIENT",
@@ -48,6 +51,7 @@ __all__ = [
     "is_tensorish",
     "is_traced",
     "join_all",
+    "limit_nesting",
     "narrow_capture",
     "narrow_not_capture",
 ]
@@ -196,12 +200,42 @@ class Closure:
     captured: tuple[tuple[str, Value], ...]
     no_capture: bool = False
 
+    @cached_property
+    def nesting(self) -> tuple[int, int]:
+        """How deep values nest inside this closure, and its atoms counted through them."""
+        return _nesting_of(value for _, value in self.captured)
+
+    @cached_property
+    def closures(self) -> dict[object, int]:
+        """For each function, how many of its closures nest here along one path at most."""
+        return _closures_in(self, (value for _, value in self.captured))
+
+    @cached_property
+    def parameters_of(self) -> frozenset[object]:
+        """The functions whose symbolic parameters appear inside (see :class:`Sym`)."""
+        return _parameters_in(value for _, value in self.captured)
+
 
 @dataclass(frozen=True)
 class Tup:
     """A tuple with a known shape: one value per item."""
 
     items: tuple[Value, ...]
+
+    @cached_property
+    def nesting(self) -> tuple[int, int]:
+        """How deep values nest inside this tuple, and its atoms counted through them."""
+        return _nesting_of(self.items)
+
+    @cached_property
+    def closures(self) -> dict[object, int]:
+        """For each function, how many of its closures nest here along one path at most."""
+        return _closures_in(self, self.items)
+
+    @cached_property
+    def parameters_of(self) -> frozenset[object]:
+        """The functions whose symbolic parameters appear inside (see :class:`Sym`)."""
+        return _parameters_in(self.items)
 
 
 @dataclass(frozen=True)
@@ -450,18 +484,151 @@ EMPTY = Value()
 MAX_ATOMS = 48
 
 
+#: The atoms a widened value keeps (beside UNKNOWN).
+_KEPT = (Dev, Ten, Sym, Traced)
+
+
 def _widen(atoms: dict[Any, Trace | None]) -> dict[Any, Trace | None]:
-    kept = {a: t for a, t in atoms.items() if isinstance(a, (Dev, Ten, Sym, Traced))}
+    kept = {a: t for a, t in atoms.items() if isinstance(a, _KEPT)}
     kept[UNKNOWN] = None
     return kept
 
 
-def join_all(values: Iterable[Value]) -> Value:
-    """The join of ``values`` (EMPTY for none)."""
-    out = EMPTY
+def nesting(value: Value) -> tuple[int, int]:
+    """How deep ``value`` nests values inside closures and tuples (0: none), and how many
+    atoms it holds counted through them (shared parts count at every place they appear: it
+    is the work of walking the value, as substituting or testing it does)."""
+    depth = 0
+    size = 0
+    for atom in value:
+        if isinstance(atom, (Closure, Tup)):
+            inner_depth, inner_size = atom.nesting
+            depth = max(depth, inner_depth)
+            size += inner_size
+        else:
+            size += 1
+    return depth, size
+
+
+def _nesting_of(values: Iterable[Value]) -> tuple[int, int]:
+    depth = 0
+    size = 1
     for value in values:
-        out = out.join(value)
+        inner_depth, inner_size = nesting(value)
+        depth = max(depth, inner_depth + 1)
+        size += inner_size
+    return depth, size
+
+
+def _closures_in(atom: Closure | Tup, parts: Iterable[Value]) -> dict[object, int]:
+    """For each function, how many of its closures nest in ``atom`` along one path at most."""
+    out: dict[object, int] = {}
+    for value in parts:
+        for inner in value:
+            if isinstance(inner, (Closure, Tup)):
+                for key, count in inner.closures.items():
+                    if count > out.get(key, 0):
+                        out[key] = count
+    if isinstance(atom, Closure) and atom.captured:
+        out[atom.key] = out.get(atom.key, 0) + 1
     return out
+
+
+_NONE: frozenset[object] = frozenset()
+
+
+def _parameters_in(parts: Iterable[Value]) -> frozenset[object]:
+    owners: set[object] = set()
+    for value in parts:
+        for atom in value:
+            if isinstance(atom, Sym):
+                owners.add(atom.owner)
+            elif isinstance(atom, (Closure, Tup)):
+                owners.update(atom.parameters_of)
+    return frozenset(owners) if owners else _NONE
+
+
+def limit_nesting(atom: Closure | Tup) -> Closure | Tup | Unknown:
+    """``atom``, or past the nesting bounds the same atom with the closures and tuples inside
+    it that break them unknown: those nested deeper than MAX_NESTING, and (in a closure) the
+    closures of its own function past MAX_REWRAPS (an attribute re-wrapped at every call,
+    ``model.forward = wrap(model.forward)``); past MAX_NESTED_SIZE all of them; unknown when
+    even that is too large. The caller tells a limited atom by identity."""
+    depth, size = atom.nesting
+    key = atom.key if isinstance(atom, Closure) else None
+    if (depth <= MAX_NESTING and size <= MAX_NESTED_SIZE
+            and (key is None or atom.closures.get(key, 0) <= MAX_REWRAPS)):
+        return atom
+
+    def keep(inner: object) -> bool:
+        if not isinstance(inner, (Closure, Tup)) or size > MAX_NESTED_SIZE:
+            return not _is_nested(inner)
+        return inner.nesting[0] < MAX_NESTING and (
+            key is None or inner.closures.get(key, 0) < MAX_REWRAPS)
+
+    if isinstance(atom, Tup):
+        limited: Closure | Tup = Tup(tuple(_keeping(v, keep) for v in atom.items))
+    else:
+        limited = Closure(atom.key, tuple((n, _keeping(v, keep)) for n, v in atom.captured),
+                          atom.no_capture)
+    return limited if limited.nesting[1] <= MAX_NESTED_SIZE else UNKNOWN
+
+
+def _is_nested(atom: object) -> bool:
+    """Whether ``atom`` holds values (a closure's own definition, without captured values,
+    does not: it only says which function it is)."""
+    return isinstance(atom, Tup) or isinstance(atom, Closure) and bool(atom.captured)
+
+
+def _keeping(value: Value, keep: Any) -> Value:
+    """``value`` with the atoms ``keep`` refuses unknown."""
+    if all(keep(a) for a in value):
+        return value
+    out: dict[Any, Trace | None] = {}
+    for atom, trace in value.items():
+        if keep(atom):
+            out[atom] = trace
+        else:
+            out.setdefault(UNKNOWN, None)
+    return Value(out)
+
+
+def join_all(values: Iterable[Value]) -> Value:
+    """The join of ``values`` (EMPTY for none): ``a.join(b).join(c)...``, the same atoms,
+    traces and widening, but merged into one dict instead of copying it at every step (many
+    small values joined one by one cost the square of their atoms)."""
+    first: Value | None = None
+    merged: dict[Any, Trace | None] | None = None
+    saturated = False
+    for value in values:
+        atoms = value._atoms
+        if not atoms:
+            continue
+        if first is None:
+            first = value
+            continue
+        if merged is None:
+            if atoms.keys() <= first._atoms.keys():
+                continue  # nothing new (the first trace found is kept)
+            merged = dict(first._atoms)
+        elif atoms.keys() <= merged.keys():
+            continue
+        if saturated:
+            # Widened with more than MAX_ATOMS atoms it keeps: whatever else a join adds,
+            # the next widening drops again, so only those atoms are added (and widening
+            # again at every step made a long join quadratic).
+            for atom, trace in atoms.items():
+                if isinstance(atom, _KEPT):
+                    merged[atom] = _shorter(merged.get(atom), trace) if atom in merged else trace
+            continue
+        for atom, trace in atoms.items():
+            merged[atom] = _shorter(merged.get(atom), trace) if atom in merged else trace
+        if len(merged) > MAX_ATOMS:
+            merged = _widen(merged)
+            saturated = len(merged) > MAX_ATOMS
+    if merged is not None:
+        return Value(merged)
+    return first if first is not None else EMPTY
 
 
 # ---------------------------------------------------------------------------- narrowing

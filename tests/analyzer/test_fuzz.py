@@ -8,6 +8,7 @@ well-formed catalog finding inside the checked files, and the same answer when a
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -87,3 +88,35 @@ UNDECODABLE_COMMENT = (
 
 def test_undecodable_bytes_in_a_comment_are_answered() -> None:
     fuzz.check_source(UNDECODABLE_COMMENT)
+
+
+def test_a_slow_analysis_is_a_failure_the_fuzzer_reports(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = fuzz.analyze
+
+    def slow(files):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(real(files), work=10**9)
+
+    monkeypatch.setattr(fuzz, "analyze", slow)
+    with pytest.raises(AssertionError, match="slow: 1000000000 steps of analysis for 3 lines"):
+        fuzz.check_files({"small": UNDECODABLE_COMMENT})
+
+
+# Closures re-wrapping an attribute at every call: exponential work before the analysis was
+# bounded (tests/analyzer/test_bounds.py has the story); within the fuzzer's budget now.
+REWRAPPED = b"""\
+from dispatch_lint import runtime as dispatch
+class Model:
+    def __init__(self):
+        self.forward = lambda x: x
+def wrap(fn):
+    def forward(*args):
+        return fn(*args)
+    return forward
+def prepare(model):
+    model.forward = wrap(model.forward)
+m = Model()
+""" + b"prepare(m)\n" * 12
+
+
+def test_closures_rewrapped_at_every_call_stay_within_the_fuzz_budget() -> None:
+    fuzz.check_source(REWRAPPED)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_CONTEXTS
+from dispatch_lint.analyzer.bounds import MAX_CONTEXTS, MAX_UNIT_WORK
 from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.events import Event
@@ -51,6 +51,11 @@ from dispatch_lint.analyzer.values import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
+
+
+#: what a note says when a run stopped following calls at MAX_UNIT_WORK
+WORK_REDUCED = (f"more than {MAX_UNIT_WORK} steps of work in one analysis: the calls after "
+                "them became unknown")
 
 
 class Calls:
@@ -152,9 +157,8 @@ class Calls:
 
     def call_value(self, callee: Value, args: tuple[Value, ...], kwargs: dict[str, Value],
                    node: cst.Call) -> Value:
-        out = EMPTY
-        for atom, trace in callee.items():
-            out = out.join(self.call_atom(atom, trace, args, kwargs, node))
+        out = join_all(self.call_atom(atom, trace, args, kwargs, node)
+                       for atom, trace in callee.items())
         return out or Value.of(UNKNOWN)
 
     def call_atom(self, atom: object, trace: Trace | None, args: tuple[Value, ...],
@@ -212,7 +216,11 @@ class CallModel:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed.
         ``chain``: transforms around the function (``jax.jit(f)``), whose options count
-        parameters from ``offset`` (see :mod:`.traces`)."""
+        parameters from ``offset`` (see :mod:`.traces`).
+        Past MAX_UNIT_WORK in one run, a call is unknown (and said to be)."""
+        if run.work > MAX_UNIT_WORK:
+            run.reduced(WORK_REDUCED)
+            return Value.of(UNKNOWN)
         self_cls: Inst | Cls | None = None
         if info.cls is not None and receiver is not None:
             # one summary per receiver: its class decides overrides, its site its fields
@@ -243,6 +251,7 @@ class CallModel:
                             closure: Closure | None = None, traced: bool = False) -> Value:
         """``summary`` of ``info`` instantiated at ``node`` of ``run`` with ``bound``
         (``traced``: a traced analysis, which judged its own stores)."""
+        run.work += 1 + len(summary.events) + len(summary.effects)
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
             if flat:
@@ -276,7 +285,7 @@ class CallModel:
                 key = ast.literal_eval(proj[5:])
                 for atom in new_target:
                     if isinstance(atom, Box):
-                        self.write(("bk", atom.site, key), run.box_part(atom, new_value))
+                        run.write_item(atom, key, new_value)
             else:
                 run.store_item(new_target, None, new_value)
         ret = subst.value(summary.ret)

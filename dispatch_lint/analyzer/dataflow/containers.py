@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_TUPLE_DEPTH
+from dispatch_lint.analyzer.bounds import MAX_PRECISE_SLOTS, MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -41,8 +41,7 @@ class Containers:
         for atom in obj:
             if isinstance(atom, Box):
                 self.program.write(("b", atom.site), self.box_part(atom, value))
-                if key is not None:
-                    self.program.write(("bk", atom.site, key), self.box_part(atom, value))
+                if key is not None and self.write_item(atom, key, value):
                     self.keep_effect(Value.of(atom), f"item:{key!r}", value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
@@ -55,6 +54,15 @@ class Containers:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
         the same everywhere this run reads them); other containers get the concrete part."""
         return value if box.site.owner == self.site_owner else self.concrete_part(value)
+
+    def write_item(self, box: Box, key: object, value: Value) -> bool:
+        """Store ``value`` in ``box``'s precise slot for the constant ``key``; False (said)
+        when the container has MAX_PRECISE_SLOTS already: its shared slot alone holds it."""
+        if self.program.write_item(box.site, key, self.box_part(box, value)):
+            return True
+        self.reduced(f"a container with more than {MAX_PRECISE_SLOTS} constant keys or "
+                     "indices: the later ones are not told apart")
+        return False
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
         return Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
@@ -88,24 +96,25 @@ class Containers:
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
         """``obj[key]`` (``key`` None when not a constant)."""
-        out = EMPTY
-        for atom, trace in obj.items():
-            if isinstance(atom, (Ten, Traced)):
-                out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Tup):
-                if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
-                    out = out.join(atom.items[key])
-                else:
-                    out = out.join(join_all(atom.items))
-            elif isinstance(atom, Box):
-                out = out.join(self.program.box_item(atom, key))
-            elif isinstance(atom, Sym):
-                proj = "elem" if key is None else ("item", key)
-                out = out.join(self.project_sym(atom, trace, proj))
-            elif isinstance(atom, Inst):
-                out = out.join(self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {},
-                                                node, Value.of(atom, trace)))
-        return out or Value.of(UNKNOWN)
+        return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
+                        ) or Value.of(UNKNOWN)
+
+    def item_of(self, atom: object, trace: Trace | None, key: object,
+                node: cst.CSTNode | None) -> Value:
+        if isinstance(atom, (Ten, Traced)):
+            return Value.of(atom, trace)
+        if isinstance(atom, Tup):
+            if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
+                return atom.items[key]
+            return join_all(atom.items)
+        if isinstance(atom, Box):
+            return self.program.box_item(atom, key)
+        if isinstance(atom, Sym):
+            return self.project_sym(atom, trace, "elem" if key is None else ("item", key))
+        if isinstance(atom, Inst):
+            return self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {}, node,
+                                    Value.of(atom, trace))
+        return EMPTY
 
     def expr_Tuple(self, node: cst.Tuple, state: State) -> Value:
         if any(isinstance(e, cst.StarredElement) for e in node.elements):
@@ -131,8 +140,7 @@ class Containers:
                 node.elements[index], cst.StarredElement)
             if starred:
                 value = self.elements(value)
-            else:
-                self.program.write(("bk", box.site, index), self.box_part(box, value))
+            elif self.write_item(box, index, value):
                 self.keep_effect(Value.of(box), f"item:{index!r}", value)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
@@ -149,10 +157,10 @@ class Containers:
                 if isinstance(element.key, cst.SimpleString):
                     try:
                         key = element.key.evaluated_value
-                        self.program.write(("bk", box.site, key), self.box_part(box, value))
-                        self.keep_effect(Value.of(box), f"item:{key!r}", value)
                     except Exception:  # noqa: BLE001
-                        pass
+                        key = None
+                    if key is not None and self.write_item(box, key, value):
+                        self.keep_effect(Value.of(box), f"item:{key!r}", value)
             else:
                 value = self.elements(self.eval(element.value, state))
             content = content.join(value)
@@ -225,22 +233,21 @@ class Containers:
 
     def elements(self, value: Value) -> Value:
         """What iterating over ``value`` gives."""
-        out = EMPTY
-        for atom, trace in value.items():
-            if isinstance(atom, (Ten, Traced)):
-                out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Tup):
-                out = out.join(join_all(atom.items))
-            elif isinstance(atom, Box):
-                out = out.join(self.program.box_item(atom, None))
-            elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "elem"))
-            elif isinstance(atom, Inst):
-                out = out.join(self.call_method(atom, "__iter__", (), {}, None,
-                                                Value.of(atom, trace)))
-            else:
-                out = out.join(Value.of(UNKNOWN))
-        return out or Value.of(UNKNOWN)
+        return join_all(self.elements_of(atom, trace) for atom, trace in value.items()
+                        ) or Value.of(UNKNOWN)
+
+    def elements_of(self, atom: object, trace: Trace | None) -> Value:
+        if isinstance(atom, (Ten, Traced)):
+            return Value.of(atom, trace)
+        if isinstance(atom, Tup):
+            return join_all(atom.items)
+        if isinstance(atom, Box):
+            return self.program.box_item(atom, None)
+        if isinstance(atom, Sym):
+            return self.project_sym(atom, trace, "elem")
+        if isinstance(atom, Inst):
+            return self.call_method(atom, "__iter__", (), {}, None, Value.of(atom, trace))
+        return Value.of(UNKNOWN)
 
 
 def tuple_depth(items: tuple[Value, ...]) -> int:

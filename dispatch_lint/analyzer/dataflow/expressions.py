@@ -88,9 +88,7 @@ class Expressions:
         return self.attribute(self.eval(node.value, state), node.attr.value, node)
 
     def attribute(self, obj: Value, name: str, node: cst.CSTNode) -> Value:
-        out = EMPTY
-        for atom, trace in obj.items():
-            out = out.join(self.attribute_of(atom, trace, name, node))
+        out = join_all(self.attribute_of(atom, trace, name, node) for atom, trace in obj.items())
         if self.outside and any(a in self.outside for a in obj):
             self.note_outside(out)  # a field of an object from before the trace
         return out or Value.of(UNKNOWN)

@@ -118,7 +118,8 @@ class Closures:
                     (n, _flat(state.env[n])) for n in sorted(free) if n in state.env
                 ) + tuple((n, _flat(self.captured[n])) for n in sorted(free)
                           if n not in state.env and n in self.captured)
-                atom = Closure(atom.key, captured or (("", EMPTY),), atom.no_capture)
+                atom = self.limited(Closure(atom.key, captured or (("", EMPTY),),
+                                            atom.no_capture))
             out[atom] = trace
         return Value(out)
 

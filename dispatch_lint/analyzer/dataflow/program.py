@@ -19,7 +19,14 @@ from collections.abc import Callable, Iterable, Sequence
 import libcst as cst
 
 from dispatch_lint.analyzer import model
-from dispatch_lint.analyzer.bounds import MAX_ROUNDS, MAX_SITES_PER_NODE, ROUND_BUDGET
+from dispatch_lint.analyzer.bounds import (
+    MAX_PRECISE_SLOTS,
+    MAX_DEEP_ROUNDS,
+    MAX_ROUNDS,
+    MAX_SITES_PER_NODE,
+    MAX_UNIT_DEPTH,
+    ROUND_BUDGET,
+)
 from dispatch_lint.analyzer.dataflow.calls import CallModel
 from dispatch_lint.analyzer.dataflow.classes import ClassModel
 from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
@@ -44,6 +51,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Trace,
     Value,
+    narrow_not_capture,
 )
 from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
 
@@ -82,6 +90,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.funcs: dict[int, FuncInfo] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.heap: dict[tuple[object, ...], Value] = {}
+        #: each module's global names (in the order they were first written): what a star
+        #: import of it copies, found without scanning the heap
+        self.globals_of: dict[int, list[str]] = {}
+        #: how many precise slots (constant keys and indices) each container has
+        self.precise_slots: dict[Site, int] = {}
         self.summaries: dict[tuple[object, ...], Summary] = {}
         self.done: set[tuple[object, ...]] = set()
         self.in_progress: set[tuple[object, ...]] = set()
@@ -91,35 +104,118 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         # read and what it found; a later round redoes it only when something it read changed.
         self.clock = 0
         self.analyses = 0
+        #: the work of every unit analysis so far (see FunctionRun.work)
+        self.work = 0
         self.changed_at: dict[object, int] = {}
         self.units: dict[object, Unit] = {}
         self.unit_stack: list[Unit] = []
+        #: the keys of the units in ``unit_stack``, in the same order
+        self.unit_keys: list[object] = []
+        #: units asked for deeper than MAX_UNIT_DEPTH, each with the keys of the units that
+        #: were waiting for it: the driver analyses them afterwards (see :meth:`settle`)
+        self.deferred: list[tuple[list[object], tuple[object, ...]]] = []
+        #: how often the driver settled deferred units so far
+        self.settled = 0
+        #: a small number for each summary's key: what the summary makes is made at sites
+        #: owned by it, and sites compare often; the key itself holds values and receivers
+        #: (whose sites hold keys in turn), as deep as the calls that made them
+        self.unit_ids: dict[object, int] = {}
+        #: how to analyse each summary again: (function, closure, receiver, context)
+        self.summary_args: dict[object, tuple[FuncInfo, Closure | None, Inst | Cls | None,
+                                              tuple[object, ...]]] = {}
         self.instance_sites: dict[object, set[Site]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
         self._free_names: dict[int, frozenset[str]] = {}
+        #: where precision was dropped at a bound: (file, what was analysed) -> why
+        self.reduced: dict[tuple[int, str], dict[str, None]] = {}
 
     def run(self) -> None:
-        """Analyse every module and function to the fixpoint."""
-        for _ in range(MAX_ROUNDS):
+        """Analyse every module and function to the fixpoint, or until the bounds on rounds
+        and on unit analyses; the units whose reads changed after their last analysis then
+        are said to have dropped precision."""
+        for rounds in range(MAX_DEEP_ROUNDS):
+            if rounds >= MAX_ROUNDS and not self.settled:
+                break
             self.changed = False
             self.done = set()
             self.modules_done = set()
             for info in self.files:
                 self.analyze_module(info.index)
+                self.settle()
             for key in list(self.funcs):
                 self.summary(self.funcs[key], None)
+                self.settle()
             if not self.changed:
-                break
+                return
             if self.analyses > ROUND_BUDGET * (len(self.funcs) + len(self.files)) + 500:
                 break  # pathological code: keep the last round's results
+        self.note_unsettled()
+
+    def note_unsettled(self) -> None:
+        """Say where the fixpoint was cut short: each unit that read what changed after."""
+        why = ("the fixpoint was cut short (its bounds on rounds and analyses): what it "
+               "read changed after its last analysis")
+        for key in self.units:
+            if not self.outdated(key):
+                continue
+            if isinstance(key, tuple) and key[0] == "module":
+                self.note_reduced(key[1], None, why)
+            elif key in self.summary_args:
+                info = self.summary_args[key][0]
+                self.note_reduced(info.file, info, why)
+
+    def settle(self) -> None:
+        """Analyse the units deferred at the depth bound, each before the units that waited
+        for it (innermost first), as the recursion it replaces would have: a chain of calls
+        (or imports) of any length is analysed in one round, a stretch of MAX_UNIT_DEPTH
+        units at a time, without Python's stack growing with it."""
+        pending: list[tuple[list[object], tuple[object, ...], bool]] = []
+        if self.deferred:
+            self.settled += 1
+        while self.deferred or pending:
+            pending.extend((keys, waiting, False) for keys, waiting in reversed(self.deferred))
+            self.deferred.clear()
+            keys, waiting, started = pending.pop()
+            if not started:
+                pending.append((keys, waiting, True))
+                for key in keys:
+                    self.redo(key)
+                continue
+            for waiter in reversed(waiting):
+                self.redo(waiter)  # again if what it read of the deferred units changed
+
+    def redo(self, key: object) -> None:
+        """Analyse the unit ``key`` again in this round if it is outdated."""
+        if isinstance(key, tuple) and key[0] == "module":
+            self.modules_done.discard(key[1])
+            self.analyze_module(key[1])
+        elif key in self.summary_args:
+            self.done.discard(key)
+            self.summary(*self.summary_args[key])
+
+    def too_deep(self, key: object) -> bool:
+        """Whether the unit ``key``, asked for now, must wait for the driver: past
+        MAX_UNIT_DEPTH nested units it is treated as in progress (its last summary, or
+        none, is used) and analysed once the units above it are done."""
+        if len(self.unit_stack) < MAX_UNIT_DEPTH:
+            return False
+        waiting = tuple(self.unit_keys)
+        if self.deferred and self.deferred[-1][1] == waiting:
+            if key not in self.deferred[-1][0]:
+                self.deferred[-1][0].append(key)
+        else:
+            self.deferred.append(([key], waiting))
+        return True
 
     def analyze_module(self, file: int) -> None:
         if file in self.modules_done or file in self.errors:
             return
-        self.modules_done.add(file)
         key = ("module", file)
+        if self.too_deep(key):
+            return
+        self.modules_done.add(file)
         if not self.outdated(key):
             return
         info = self.files[file]
@@ -132,13 +228,19 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
             self.errors[file] = f"internal error: {type(exc).__name__}: {exc}"
         finally:
-            self.unit_stack.pop()
+            self.work += run.work
+            self.end_unit()
 
     def begin_unit(self, key: object) -> None:
         self.analyses += 1
         unit = Unit(self.clock)
         self.units[key] = unit
         self.unit_stack.append(unit)
+        self.unit_keys.append(key)
+
+    def end_unit(self) -> None:
+        self.unit_stack.pop()
+        self.unit_keys.pop()
 
     def outdated(self, key: object) -> bool:
         """Whether the unit ``key`` must be (re)analysed: never done, or something changed
@@ -157,6 +259,15 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.changed = True
         self.changed_at[dep] = self.clock
         self.clock += 1
+
+    def note_reduced(self, file: int, func: FuncInfo | None, why: str) -> None:
+        """Remember that the analysis of ``func`` (None: the top level of ``file``) dropped
+        precision at a bound (``why``, in a few words): the engine reports it as a note."""
+        if func is not None:
+            where = (func.file, f"`{func.qualname}()`")
+        else:
+            where = (file, f"the top level of `{self.files[file].module}`")
+        self.reduced.setdefault(where, {})[why] = None
 
     @property
     def findings(self) -> dict[tuple[str, int, int], Finding]:
@@ -178,6 +289,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         new = value if old is None else old.join(value)
         if old is None or new != old:
             self.note_change(key)
+            if old is None and key[0] == "g":
+                self.globals_of.setdefault(key[1], []).append(key[2])
+                self.note_change(("names", key[1]))  # what a star import of it copies
         self.heap[key] = new
 
     def read(self, key: tuple[object, ...]) -> Value | None:
@@ -190,11 +304,28 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             self.analyze_module(file)
         return self.read(key)
 
+    def write_item(self, site: Site, key: object, value: Value) -> bool:
+        """Write ``value`` to the precise slot for the constant ``key`` of the container made
+        at ``site``; False when it has MAX_PRECISE_SLOTS precise slots already (its shared
+        slot alone then holds what the later keys hold)."""
+        slot = ("bk", site, key)
+        if slot not in self.heap and value:
+            count = self.precise_slots.get(site, 0)
+            if count >= MAX_PRECISE_SLOTS:
+                return False
+            self.precise_slots[site] = count + 1
+        self.write(slot, value)
+        return True
+
     def box_item(self, box: Box, key: object) -> Value:
         if key is not None:
             exact = self.read(("bk", box.site, key))
             if exact is not None:
                 return exact
+            if self.precise_slots.get(box.site, 0) >= MAX_PRECISE_SLOTS:
+                # a key past the bound: what the shared slot holds, but never a capture
+                # tensor that another key may hold (unknown, not capture)
+                return narrow_not_capture(self.read(("b", box.site)) or EMPTY)
         return self.read(("b", box.site)) or EMPTY
 
     def absolute_module(self, file: int, node: cst.ImportFrom) -> str | None:
@@ -233,11 +364,15 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         if file is None:
             return {}
         self.analyze_module(file)
+        # A name the module defines later (it is still being analysed, or waits at the depth
+        # bound) makes the importer outdated as a changed one does.
+        self.note_read(("names", file))
         names = {}
-        for key, value in list(self.heap.items()):
-            if key[0] == "g" and key[1] == file and not str(key[2]).startswith("_"):
+        for name in self.globals_of.get(file, ()):
+            if not name.startswith("_"):
+                key = ("g", file, name)
                 self.note_read(key)
-                names[key[2]] = value
+                names[name] = self.heap[key]
         return names
 
     def bounded(self, site: Site) -> Site:
@@ -273,6 +408,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             self.done.add(key)
             self.note_read(dep)
             return self.summaries[key]
+        self.summary_args[key] = (info, closure, self_cls, context)
+        if self.too_deep(key):
+            self.note_read(dep)
+            return self.summaries.get(key, EMPTY_SUMMARY)
         self.in_progress.add(key)
         self.begin_unit(key)
         try:
@@ -285,7 +424,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             summary = EMPTY_SUMMARY
         finally:
             self.in_progress.discard(key)
-            self.unit_stack.pop()
+            self.end_unit()
         self.done.add(key)
         old = self.summaries.get(key)
         if old is None or old.signature() != summary.signature():
@@ -302,7 +441,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         captured = {name: value for name, value in closure.captured if name} if closure else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         run.param_context = context
-        run.site_owner = key
+        owner = self.unit_ids.setdefault(key, len(self.unit_ids))
+        run.site_owner = owner
         state = State()
         trace_id = (info.key, trace)
         if trace is not None:
@@ -338,7 +478,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         ret = run.returns
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
-        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), key)
+        self.work += run.work
+        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), owner)
 
     def judge(self, event: Event, fresh: set[object] | None) -> bool:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``

@@ -32,13 +32,26 @@ from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
 from dispatch_lint.analyzer.dataflow.traces import TraceCalls, TraceState
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
-from dispatch_lint.analyzer.values import EMPTY, Closure, Const, Ref, Step, Sym, Tup, Value
+from dispatch_lint.analyzer.values import (
+    EMPTY,
+    Closure,
+    Const,
+    Ref,
+    Step,
+    Sym,
+    Tup,
+    Value,
+    limit_nesting,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.program import Program
 
 
 _CONSTANTS = {"True": True, "False": False, "None": None}
+
+#: what a note says when a value was cut at the nesting bounds
+NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
 
 
 class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Instances, Calls,
@@ -94,6 +107,9 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         self.pending: dict[tuple[object, ...], Event] = {}
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
         self.effects: dict[tuple[object, ...], tuple[Value, str, Value]] = {}
+        #: the work of this run so far: statements run, calls applied, the events and
+        #: effects and atoms they instantiated (bounded by MAX_UNIT_WORK)
+        self.work = 0
 
     def step(self, node: cst.CSTNode, message: str) -> Step:
         return Step(self.file, node, message, self.anchor)
@@ -158,6 +174,35 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
                 del state.env[key]  # `x = ...` forgets what `x.attr = ...` stored
         state.env[name] = value
 
+    def reduced(self, why: str) -> None:
+        """Say that this run dropped precision at a bound (``why``: which, in a few words)."""
+        self.program.note_reduced(self.file, self.func, why)
+
+    def limited(self, atom: Closure | Tup) -> object:
+        """``atom`` within the nesting bounds (:func:`~dispatch_lint.analyzer.values.
+        limit_nesting`); limiting it is said."""
+        limited = limit_nesting(atom)
+        if limited is not atom:
+            self.reduced(NESTING_REDUCED)
+        return limited
+
+    def set_names(self, values: dict[str, Value], state: State) -> None:
+        """Bind many names at once (a star import) as :meth:`set_name` binds each: what
+        ``x.attr = ...`` stored is forgotten for every rebound ``x`` in one pass over the
+        locals, not one per name (a module star-importing thousands of names rebinds them
+        all)."""
+        self.work += len(values)
+        locals_ = {name: value for name, value in values.items()
+                   if self.is_module or name not in self.declared_global}
+        for name, value in values.items():
+            if self.is_module or name in self.declared_global:
+                self.program.write(("g", self.file, name), value)
+        rebound = {name for name in locals_ if state.env.get(name) is not None}
+        if rebound:
+            for key in [k for k in state.env if "." in k and k.split(".", 1)[0] in rebound]:
+                del state.env[key]
+        state.env.update(locals_)
+
     def concrete_part(self, value: Value) -> Value:
         """The atoms of ``value`` that mean the same in every calling context."""
         return value.filter(lambda a: not self.is_symbolic(a))
@@ -165,10 +210,8 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
     def is_symbolic(self, atom: object) -> bool:
         if isinstance(atom, Sym):
             return atom.owner == self.owner
-        if isinstance(atom, Tup):
-            return any(self.is_symbolic(a) for v in atom.items for a in v)
-        if isinstance(atom, Closure):
-            return any(self.is_symbolic(a) for _, v in atom.captured for a in v)
+        if isinstance(atom, (Tup, Closure)):
+            return self.owner in atom.parameters_of
         return False
 
     def keep_effect(self, target: Value, proj: str, value: Value) -> None:

@@ -52,6 +52,7 @@ class Statements:
             if state is None:
                 return None  # dead code: statements after return/raise/break/continue
             self.anchor = stmt
+            self.work += 1
             state = self.run_statement(stmt, state)
             if self.raised_at is stmt:
                 # JAX raises here on every path (a traced analysis found a sink it breaks)
@@ -141,8 +142,7 @@ class Statements:
         base = self.program.absolute_module(self.file, stmt)
         if base is None or isinstance(stmt.names, cst.ImportStar):
             if base is not None:
-                for name, value in self.program.star_names(base).items():
-                    self.set_name(name, value, state)
+                self.set_names(self.program.star_names(base), state)
             return state
         for alias in stmt.names:
             name = dotted_name(alias.name) or ""

@@ -1,0 +1,215 @@
+"""The analysis is bounded: adversarial programs are answered with the finding a run shows,
+at a cost that grows about linearly with them, and precision dropped at a bound is said.
+
+The cost is counted as work (``AnalysisResult.work``: statements run, calls applied, what
+their summaries instantiated), never timed. Every program here runs: the finding asserted is
+the error the runtime raises on it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dispatch_lint.analyzer.dataflow import program as program_module
+from dispatch_lint.analyzer.diagnostics import is_precision_note
+from dispatch_lint.analyzer.engine import AnalysisResult, SourceFile, analyze
+
+RUNTIME = "from dispatch_lint import runtime as dispatch\n"
+
+# The issue's reproducer (pkg/logging.py), a model whose forward is re-wrapped at every call,
+# as accelerate does (`model.forward = convert_outputs_to_fp32(model.forward)`), then called
+# with a capture tensor whose result reaches backward().
+REWRAP = """\
+class Model:
+    def __init__(self):
+        self.forward = lambda x: x
+
+
+def wrap(fn):
+    def forward(*args):
+        return fn(*args)
+    return forward
+
+
+def prepare(model):
+    model.forward = wrap(model.forward)
+
+
+m = Model()
+"""
+REWRAP_USE = """\
+cap = dispatch.Capture()
+m.forward(dispatch.placeholder((2,), device=cap)).backward()
+"""
+
+
+def findings(result: AnalysisResult) -> list[tuple[str, int, str]]:
+    return [(d.path, d.line, d.rule) for d in result.diagnostics]
+
+
+def rewrapped(calls: int) -> AnalysisResult:
+    """The reproducer with ``calls`` calls of prepare(), named in one analysis together with a
+    file importing ``logging`` (which once pulled pkg/logging.py into its group)."""
+    source = RUNTIME + REWRAP + "prepare(m)\n" * calls + REWRAP_USE
+    return analyze([
+        SourceFile("pkg/__init__.py", b""),
+        SourceFile("pkg/logging.py", source.encode()),
+        SourceFile("step.py", ("import logging\n" + RUNTIME).encode()),
+    ])
+
+
+def test_the_issue_reproducer_is_answered_with_little_work() -> None:
+    result = analyze([
+        SourceFile("pkg/__init__.py", b""),
+        SourceFile("pkg/logging.py", (RUNTIME + REWRAP + "prepare(m)\n" * 3).encode()),
+        SourceFile("step.py", ("import logging\n" + RUNTIME).encode()),
+    ])
+    assert result.errors == ()
+    assert findings(result) == []
+    # Today's main: 93-149 s here, about x100 for each further call; now a few hundred steps.
+    assert 0 < result.work < 1_000
+
+
+def test_an_attribute_rewrapped_at_every_call_costs_work_linear_in_the_calls() -> None:
+    few, many = rewrapped(8), rewrapped(64)
+    line = len((RUNTIME + REWRAP).splitlines()) + 2  # the backward() line after the calls
+    assert findings(few) == [("pkg/logging.py", line + 8, "DL001")]
+    assert findings(many) == [("pkg/logging.py", line + 64, "DL001")]
+    assert few.errors == many.errors == ()
+    # 8 times the calls, at most 8 times the work (plus what does not depend on them)
+    assert many.work - few.work <= 8 * few.work
+    reduced = [n for n in many.notes if is_precision_note(n)]
+    assert [(n.path, n.message.split(":")[0]) for n in reduced] == [
+        ("pkg/logging.py", "precision reduced in the top level of `pkg.logging`")
+    ]
+    assert "nested too deeply" in reduced[0].message
+
+
+def ring(functions: int) -> tuple[AnalysisResult, int]:
+    """``functions`` mutually recursive functions (the program runs 10 calls deep), and the
+    line of the backward() call."""
+    lines = [RUNTIME]
+    for i in range(functions):
+        lines.append(
+            f"def f{i}(x, depth):\n    if depth <= 0:\n        return x\n"
+            f"    return f{(i + 1) % functions}(x, depth - 1)\n"
+        )
+    lines.append(
+        "cap = dispatch.Capture()\n"
+        "t = f0(dispatch.placeholder((2,), device=cap), 10)\n"
+        "t.backward()\n"
+    )
+    source = "\n".join(lines)
+    backward = source.splitlines().index("t.backward()") + 1
+    return analyze([SourceFile("ring.py", source.encode())]), backward
+
+
+def test_a_ring_of_a_thousand_recursive_functions_is_not_limited_by_python_s_stack() -> None:
+    # Today's main: "internal error: code nested too deeply to analyse" from about 750.
+    (small, _), (large, backward) = ring(250), ring(1000)
+    assert large.errors == ()
+    assert findings(large) == [("ring.py", backward, "DL001")]
+    assert large.work <= 5 * small.work  # four times the functions
+    assert not [n for n in large.notes if is_precision_note(n)]  # nothing was given up
+
+
+def star_mesh(modules: int) -> list[SourceFile]:
+    """``modules`` modules, each star-importing its next three and its previous one (so
+    that every module ends up with every name), and a main module using the last one's
+    function through the first one."""
+    files = []
+    for i in range(modules):
+        imports = [f"from m{(i + d) % modules} import *" for d in (1, 2, 3, -1)]
+        body = f"def f{i}(x):\n    return x\n\n\nV{i} = {i}\n"
+        files.append(SourceFile(f"m{i}.py", ("\n".join(imports) + "\n\n\n" + body).encode()))
+    last = modules - 1
+    main = (
+        RUNTIME + "from m0 import *\n\n"
+        f"t = f{last}(dispatch.placeholder((2,), device=dispatch.Capture()))\n"
+        "t.backward()\n"
+    )
+    return [*files, SourceFile("main.py", main.encode())]
+
+
+def test_modules_star_importing_each_other_are_answered() -> None:
+    small, large = analyze(star_mesh(40)), analyze(star_mesh(80))
+    assert large.errors == ()
+    assert findings(large) == [("main.py", 5, "DL001")]
+    # Each module really holds every module's names: twice the modules, four times the
+    # names they bind (today's main scanned every name for each one bound, and the whole
+    # heap for each star import).
+    assert large.work <= 5 * small.work
+
+
+def test_a_container_past_the_precise_slots_bound_never_takes_a_key_for_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(program_module, "MAX_PRECISE_SLOTS", 8)
+    entries = "".join(f'    "k{i}": dispatch.zeros((2,)),\n' for i in range(20))
+    source = (
+        RUNTIME + "cap = dispatch.Capture()\n"
+        f"weights = {{\n{entries}}}\n"
+        'weights["k3"] = dispatch.placeholder((2,), device=cap)\n'
+        'print(weights["k15"].tolist())\n'  # past the bound: a real tensor at run time
+        'print(weights["k3"].tolist())\n'  # a precise slot: the capture tensor, found
+    )
+    result = analyze([SourceFile("weights.py", source.encode())])
+    lines = source.splitlines()
+    assert findings(result) == [("weights.py", lines.index('print(weights["k3"].tolist())') + 1,
+                                 "DL003")]
+    reduced = [n for n in result.notes if is_precision_note(n)]
+    assert len(reduced) == 1 and "constant keys or indices" in reduced[0].message
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dispatch_lint", *args], cwd=cwd, capture_output=True,
+        text=True, check=False,
+    )
+
+
+def test_precision_dropped_is_one_line_and_named_per_function_with_verbose(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "model.py").write_text(RUNTIME + REWRAP + "prepare(m)\n" * 3 + REWRAP_USE)
+    plain = run_cli("model.py", "--no-cache", cwd=tmp_path)
+    assert "precision reduced in 1 function" in plain.stderr and "--verbose" in plain.stderr
+    assert "`model`" not in plain.stderr
+    verbose = run_cli("model.py", "--no-cache", "--verbose", cwd=tmp_path)
+    assert (
+        "model.py: note: precision reduced in the top level of `model`: closures or tuples "
+        "nested too deeply became unknown"
+    ) in verbose.stderr
+    assert plain.stdout == verbose.stdout and plain.returncode == verbose.returncode == 1
+    as_json = run_cli("model.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert [d["rule"] for d in json.loads(as_json.stdout)["diagnostics"]] == ["DL001"]
+
+
+def weights_literal(entries: int) -> tuple[AnalysisResult, int]:
+    """A dict literal of ``entries`` real tensors, one key then rebound to a capture tensor
+    and read, and the line of that read."""
+    body = "".join(f'    "k{i}": dispatch.zeros((2,)),\n' for i in range(entries))
+    source = (
+        RUNTIME + "cap = dispatch.Capture()\n" f"weights = {{\n{body}}}\n"
+        'weights["k3"] = dispatch.placeholder((2,), device=cap)\n'
+        'print(weights["k3"].tolist())\n'
+    )
+    result = analyze([SourceFile("weights.py", source.encode())])
+    return result, len(source.splitlines())
+
+
+def test_a_huge_literal_is_answered_with_its_finding_past_the_precise_slots_bound() -> None:
+    # Past MAX_PRECISE_SLOTS (4,096) keys: the issue's 50,000-entry dict took 824 MB.
+    (small, _), (large, line) = weights_literal(500), weights_literal(5_000)
+    assert large.errors == ()
+    assert findings(large) == [("weights.py", line, "DL003")]
+    # The literal's entries are one statement: ten times them is not ten times the work.
+    assert large.work <= 2 * small.work
+    reduced = [n for n in large.notes if is_precision_note(n)]
+    assert len(reduced) == 1 and "constant keys or indices" in reduced[0].message
+    assert not [n for n in small.notes if is_precision_note(n)]
