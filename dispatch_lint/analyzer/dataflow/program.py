@@ -446,7 +446,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         state = State()
         trace_id = (info.key, trace)
         if trace is not None:
-            self.traced_units.add(key)
+            self.traced_units.add(owner)  # what its sites are owned by
             run.trace = self.trace_state(info, trace, trace_id)
             for value in captured.values():
                 run.note_outside(value)  # what a traced closure sees existed before the trace
