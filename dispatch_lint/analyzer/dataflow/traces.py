@@ -212,7 +212,8 @@ class TraceModel:
                 self.traced_models[model.name] = model
         #: whether any traced framework is in play (every hook asks this first)
         self.traced = bool(self.traced_models)
-        #: the keys of the traced analyses: what they make lives in their trace
+        #: the unit ids of the traced analyses (their sites' owner): what they make lives in
+        #: their trace
         self.traced_units: set[object] = set()
         self._owner_cache: dict[str, FrameworkModel | None] = {}
 
