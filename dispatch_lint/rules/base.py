@@ -51,8 +51,13 @@ class Rule:
                 yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
                           f"a capture tensor is {SINK_TEXT}")
             for atom, trace in tracers(event.values[0]):
+                from dispatch_lint.frameworks import get_model
+
+                # the catalog's sentence names the dispatch runtime's values: the tracer's
+                # framework words the finding
                 yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
-                          f"a traced value is {SINK_TEXT}")
+                          f"a traced value is {SINK_TEXT}",
+                          message=get_model(atom.framework).message)
                 return
 
 

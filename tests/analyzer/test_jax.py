@@ -654,3 +654,22 @@ def test_frameworks_setting_restricts_the_models() -> None:
     assert {r for _, _, r in found(files, AnalysisSettings(frameworks=("dispatch",)))} == {
         "DL001"}
     assert found(files, AnalysisSettings(frameworks=())) == set()
+
+
+def test_a_configured_sink_flags_tracers_in_the_frameworks_words() -> None:
+    from dispatch_lint.analyzer.engine import SinkSpec
+
+    source = HEAD + textwrap.dedent("""
+        import mylib
+
+        @jax.jit
+        def f(x):
+            mylib.log_value(x)
+            return x
+    """)
+    settings = AnalysisSettings(sinks=(SinkSpec("mylib.log_value", 0, "DL003"),))
+    (diag,) = lint({"main.py": source}, settings).diagnostics
+    assert (diag.line, diag.rule) == (11, "DL003")
+    assert diag.message.startswith("JAX tracers hold no concrete value: a traced value is "
+                                   "passed to `mylib.log_value(x)`")
+    assert "parameter `x` of `f()`, traced by `jax.jit`" in diag.message
