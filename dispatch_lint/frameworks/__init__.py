@@ -63,16 +63,15 @@ class Extensions(Protocol):
 
 
 def prefilter_needles(settings: Extensions | None = None) -> list[bytes]:
-    """What a file's bytes must contain for it to seed the data-flow analysis: the top-level
-    module of each enabled framework (``dispatch_lint``, ``jax``) and the last component of
-    each configured source, sink and sanitizer name. Files that mention none of them, and
+    """What a file's bytes must contain for it to seed the data-flow analysis: the mention of
+    each enabled framework (``dispatch_lint``; ``import jax`` or ``from jax``) and the last
+    component of each configured source, sink and sanitizer name. Files that mention none of them, and
     that no such file imports, cannot produce a finding. The engine's prefilter and the
     grouping of a run into independent groups both ask this one function."""
     names = settings.frameworks if settings is not None else None
     needles: list[bytes] = []
     for model in enabled_models(names):
-        for module in model.modules:
-            needle = module.split(".", 1)[0].encode()
+        for needle in model.needles():
             if needle not in needles:
                 needles.append(needle)
     if settings is not None:

@@ -319,6 +319,9 @@ INTEGER_DTYPES = frozenset(
 MODEL = FrameworkModel(
     name="jax",
     modules=("jax",),
+    # an import of jax or of a module of it (`import jax.numpy as jnp`, `from jax import
+    # lax`); the files it names join through the import graph
+    mentions=(b"import jax", b"from jax"),
     message="JAX tracers hold no concrete value",
     transforms=TRANSFORMS,
     bodies=BODIES,

@@ -130,14 +130,17 @@ class FrameworkModel:
     comparison of values of that kind is concrete (under ``grad`` alone: not differentiable);
     ``kind_casts``: so is a cast (``x.astype(...)``) to one of ``integer_dtypes``.
 
-    ``modules`` are the import prefixes that make a file use the framework; ``message`` is
-    the sentence a finding on its values starts with when its rule's catalog sentence names
-    another framework's values.
+    ``modules`` are the import prefixes that make a file use the framework; ``mentions``
+    what a file's bytes must hold to use it (default: the modules' top names; ``b"jax"``
+    alone would also find "ajax" and "tex2jax" in HTML strings); ``message`` is the sentence
+    a finding on its values starts with when its rule's catalog sentence names another
+    framework's values.
     """
 
     name: str
     modules: tuple[str, ...]
     message: str = ""
+    mentions: tuple[bytes, ...] = ()
     # contexts and sources
     transforms: Mapping[str, Transform] = field(default_factory=dict)
     bodies: Mapping[str, Body] = field(default_factory=dict)
@@ -174,6 +177,12 @@ class FrameworkModel:
     def sink(self, operation: str) -> Sink | None:
         """The sink for ``operation`` (an event's detail), or None."""
         return self.sinks.get(operation)
+
+    def needles(self) -> tuple[bytes, ...]:
+        """What a file's bytes must hold to use this framework (the byte prefilter)."""
+        if self.mentions:
+            return self.mentions
+        return tuple(dict.fromkeys(m.split(".", 1)[0].encode() for m in self.modules))
 
     def owns(self, qualname: str) -> bool:
         """Whether ``qualname`` names something of this framework."""

@@ -673,3 +673,15 @@ def test_a_configured_sink_flags_tracers_in_the_frameworks_words() -> None:
     assert diag.message.startswith("JAX tracers hold no concrete value: a traced value is "
                                    "passed to `mylib.log_value(x)`")
     assert "parameter `x` of `f()`, traced by `jax.jit`" in diag.message
+
+
+def test_a_file_that_only_says_ajax_is_not_a_jax_file() -> None:
+    """The prefilter looks for an import of jax: "ajax" and "tex2jax" in HTML strings (rich,
+    numba) leave a file to the syntax check alone, as before frameworks existed."""
+    from dispatch_lint.frameworks import prefilter_needles
+
+    needles = prefilter_needles()
+    html = b'CSS = "https://cdnjs.cloudflare.com/ajax/libs/x.css"  # tex2jax_ignore\n'
+    assert not any(n in html for n in needles)
+    assert any(n in b"import jax.numpy as jnp\n" for n in needles)
+    assert any(n in b"from jax import lax\n" for n in needles)

@@ -207,7 +207,7 @@ class TraceModel:
         for model in models:
             if not (model.transforms or model.bodies):
                 continue
-            needles = {m.split(".", 1)[0].encode() for m in model.modules}
+            needles = model.needles()
             if any(n in text for text in texts for n in needles):
                 self.traced_models[model.name] = model
         #: whether any traced framework is in play (every hook asks this first)
