@@ -58,6 +58,9 @@ class FuncInfo:
     defaults: dict[int, Value] = field(default_factory=dict)
     #: the function it is nested in (for closures' ``nonlocal`` variables)
     parent: FuncInfo | None = None
+    #: the transforms its decorators apply (``@jax.jit``), innermost first: every call of
+    #: the function traces it
+    transforms: tuple[object, ...] = ()
 
 
 @dataclass

@@ -19,6 +19,7 @@ from dispatch_lint.analyzer.bounds import MAX_INSTANCE_SITES
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
+    AMBIENT,
     EMPTY,
     UNKNOWN,
     Box,
@@ -33,6 +34,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    TracedFunction,
     Tup,
     Value,
     join_all,
@@ -74,6 +76,7 @@ class Caller(Protocol):
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value: ...
 
     def only_autodiff(self, value: Value, autodiff: bool) -> Value: ...
+    def traced_part(self, value: Value) -> Value: ...
 
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value: ...
@@ -188,6 +191,8 @@ class Substitution:
             captured = tuple((n, self.value(v)) for n, v in atom.captured)
             return Value.of(self.run.limited(Closure(atom.key, captured, atom.no_capture)),
                             trace)
+        if isinstance(atom, TracedFunction):
+            return Value.of(TracedFunction(self.value(atom.func), atom.chain), trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
         if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by \
@@ -230,14 +235,17 @@ class Substitution:
 
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:
         arg = self.bound.get(atom.param, Value.of(UNKNOWN))
-        if atom.param < len(self.info.params):
-            template = f"passed to `{{code}}` as `{self.info.params[atom.param].name}`"
-        else:  # the value a generator's `yield` gives (see CallModel.apply's `sent`)
-            template = "sent by `{code}`"
-        passed = Step(self.run.file, self.node, template, self.run.anchor)
-        value = Value({
-            a: (t.then(passed) if t is not None else None) for a, t in arg.items()
-        })
+        if atom.param == AMBIENT:
+            value = arg  # the trace the caller runs in: nothing is passed
+        else:
+            if atom.param < len(self.info.params):
+                template = f"passed to `{{code}}` as `{self.info.params[atom.param].name}`"
+            else:  # the value a generator's `yield` gives (see CallModel.apply's `sent`)
+                template = "sent by `{code}`"
+            passed = Step(self.run.file, self.node, template, self.run.anchor)
+            value = Value({
+                a: (t.then(passed) if t is not None else None) for a, t in arg.items()
+            })
         run = self.run
         maker = None
         for proj in atom.proj:
@@ -281,6 +289,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
             for atom, trace in value.items() for p_atom, p_trace in partner.items()
         )
         return out or Value.of(UNKNOWN)
+    if proj == "traced":
+        return run.traced_part(value) or Value.of(UNKNOWN)
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":

@@ -23,8 +23,9 @@ from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
-from dispatch_lint.analyzer.summaries import Substitution, project
+from dispatch_lint.analyzer.summaries import Substitution, Summary, project
 from dispatch_lint.analyzer.values import (
+    AMBIENT,
     EMPTY,
     UNKNOWN,
     Box,
@@ -41,6 +42,9 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    Traced,
+    TracedFunction,
+    TraceTransform,
     Tup,
     Unknown,
     Value,
@@ -95,6 +99,19 @@ class Calls:
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
         out = EMPTY
         tensors = receiver.filter(is_tensorish)
+        if tensors and self.program.traced:
+            out = out.join(self.traced_method(tensors, name, args, kwargs, node))
+            tensors = tensors.filter(lambda a: not isinstance(a, Traced))
+        if name in CONTAINER_MUTATORS and self.program.traced and any(
+                isinstance(a, Box) or isinstance(a, Sym) and self.trace is not None
+                for a in receiver):
+            added = self.added_by(name, args, node).join(join_all(kwargs.values()))
+            # only a container stores what `.update(...)` is given: an object's own method of
+            # that name (an optimizer's) is analysed as the call it is, below
+            containers = receiver.filter(lambda a: isinstance(a, (Box, Sym)))
+            kept = self.note_store(containers, added, node, "`{code}`", hashed=name == "add")
+            if kept is not added and args and name not in ("extend", "update"):
+                args = (*args[:-1], kept)
         if name in CONTAINER_MUTATORS:
             # A parameter may be a container the caller owns: replay the write at each call.
             for atom, trace in tensors.items():
@@ -195,6 +212,10 @@ class Calls:
             objects = self.objects_of(atom, node)
             if objects:
                 return self.call_supplied(lambda: self.call_value(objects, args, kwargs, node))
+        if isinstance(atom, TracedFunction):
+            return program.call_traced_function(self, atom, args, kwargs, node)
+        if isinstance(atom, TraceTransform):
+            return self.apply_transform(atom, args, kwargs, node)
         return Value.of(UNKNOWN)
 
     def call_supplied(self, call: Callable[[], Value]) -> Value:
@@ -220,9 +241,13 @@ class CallModel:
 
     def apply(self, info: FuncInfo, run: FunctionRun, receiver: Value | None,
               args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
-              closure: Closure | None = None, sent: Value | None = None) -> Value:
+              closure: Closure | None = None, chain: tuple[object, ...] = (),
+              offset: int = 0, fixed_names: frozenset[str] = frozenset(),
+              sent: Value | None = None) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed.
+        ``chain``: transforms around the function (``jax.jit(f)``), whose options count
+        parameters from ``offset`` (see :mod:`.traces`).
         Past MAX_UNIT_WORK in one run, a call is unknown (and said to be)."""
         if run.work > MAX_UNIT_WORK:
             run.reduced(WORK_REDUCED)
@@ -244,7 +269,8 @@ class CallModel:
             receivers = [a for a in receiver if isinstance(a, (Inst, Cls))]
             if len(receivers) > 1:
                 return join_all(
-                    self.apply(info, run, Value.of(r), args, kwargs, node, closure)
+                    self.apply(info, run, Value.of(r), args, kwargs, node, closure, chain,
+                               offset, fixed_names)
                     for r in receivers
                 )
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
@@ -254,6 +280,15 @@ class CallModel:
             # `gen.send(v)`: the generator's body again, with only what its yields give
             # known (its other findings were reported where it was made)
             bound, defaulted = {len(info.params): sent}, set()
+        if self.traced:
+            if info.transforms or chain:
+                given = self.passed_parameters(info, receiver, args, kwargs)
+                return self.apply_traced(info, run, bound, node, closure, self_cls,
+                                         info.transforms + chain,  # type: ignore[arg-type]
+                                         offset if chain else 0, given, fixed_names)
+            ambient = run.ambient()
+            if ambient:
+                bound[AMBIENT] = ambient
         context = self._context(info, bound, defaulted, run)
         summary = self.summary(info, closure, self_cls, context)
         passed = tuple((("set", i), True) for i in sorted(summary.none_tests)
@@ -266,6 +301,18 @@ class CallModel:
         if view:
             # what this path wrote to the slots the callee reads (see views.py)
             summary = self.summary(info, closure, self_cls, context, view)
+        return self.instantiate_summary(info, run, summary, bound, node, closure,
+                                        receiver=receiver, passed_on=passed_on,
+                                        in_closure=in_closure)
+
+    def instantiate_summary(self, info: FuncInfo, run: FunctionRun, summary: Summary,
+                            bound: dict[int, Value], node: cst.CSTNode,
+                            closure: Closure | None = None, traced: bool = False,
+                            receiver: Value | None = None, passed_on: bool = False,
+                            in_closure: bool = False) -> Value:
+        """``summary`` of ``info`` instantiated at ``node`` of ``run`` with ``bound``
+        (``traced``: a traced analysis, which judged its own stores; ``passed_on``: the
+        receiver or closure came from ``run``'s caller, see :meth:`apply`)."""
         run.slot_reads |= summary.reads
         if self.unit_stack:
             self.unit_stack[-1].calls.add(summary.key)  # see Program.findings
@@ -278,16 +325,29 @@ class CallModel:
         subst = Substitution(self, run, info, summary, bound, node)
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
+            if event.kind == "escape_into":
+                # a traced function storing into a static argument: found where it stores,
+                # once the call says what the argument is
+                self.judge(Event(event.kind, values, event.detail, event.file, event.node,
+                                 event.sink, event.rule, event.anchor), fresh=None)
+                continue
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor, via=event.via,
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)))
-            deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on, born=subst.born,
-                                  at_via=info.key if in_closure else None)
+            found, deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on,
+                                         born=subst.born,
+                                         at_via=info.key if in_closure else None)
+            if found and run.trace is not None:
+                run.note_raised(moved)
             if deferred or any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
+            if self.traced and not traced:
+                new_value = run.note_store(new_target, new_value, node, "`{code}`",
+                                           into="attribute" if isinstance(proj, str)
+                                           and proj.startswith("attr:") else "container")
             if isinstance(proj, tuple):  # ("item", key): under a constant key
                 run.store_item(new_target, proj[1], new_value)
             elif proj.startswith("attr:"):
@@ -313,8 +373,9 @@ class CallModel:
         return Value({atom: None if trace is None else trace.then(
             entered if enters_via(trace, info.key) else returned) for atom, trace in ret.items()})
 
-    def _context(self, info: FuncInfo, bound: dict[int, Value], defaulted: set[int],
-                 run: FunctionRun) -> tuple[object, ...]:
+    def _context(self, info: FuncInfo, bound: dict[int, Value],
+                 defaulted: set[int] | frozenset[int] = frozenset(),
+                 run: FunctionRun | None = None) -> tuple[object, ...]:
         """The objects of the checked tree passed to ``info``, per parameter: the summary
         is made for them so that calls through parameters resolve (bounded per function).
         ``*args`` and ``**kwargs`` are made for the shape of what they pack (how many
@@ -325,9 +386,10 @@ class CallModel:
             objects = _objects_within(value, lambda box: self.box_item(box, None))
             if objects:
                 context += ((index, objects),)
-            elif value and all(_is_constant(a) for a in run.constants(value)):
+            elif value and all(_is_constant(a) for a in (
+                    run.constants(value) if run is not None else value)):
                 # flags and names decide branches (also those this run's caller gave)
-                context += ((index, run.constants(value)),)
+                context += ((index, run.constants(value) if run is not None else value),)
             elif any(self._holds_flags(a) for a in value):
                 context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
             kind = info.params[index].kind if index < len(info.params) else ""

@@ -36,6 +36,7 @@ from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.views import ViewContext
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
+from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
 from dispatch_lint.analyzer.summaries import EMPTY_SUMMARY, Summary
@@ -56,16 +57,33 @@ from dispatch_lint.analyzer.values import (
     enters_via,
     narrow_not_capture,
 )
+from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
 
 
-class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
-    """All checked modules and the analysis state shared by their functions."""
+class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel):
+    """All checked modules and the analysis state shared by their functions.
+
+    ``models`` are the frameworks whose models apply (default: all); ``sources`` the checked
+    files' bytes, which say whether a traced framework is in play at all."""
 
     def __init__(self, files: Sequence[FileInfo], user: model.Model,
-                 judge: Callable[[Event], Iterable[Hit]]) -> None:
+                 judge: Callable[[Event], Iterable[Hit]],
+                 models: Iterable[FrameworkModel] = FRAMEWORKS,
+                 sources: Iterable[bytes] = ()) -> None:
         self.files = list(files)
         self.user = user
         self.rules_judge = judge
+        models = tuple(models)
+        sources = tuple(sources)
+        #: whether the dispatch runtime's model applies (the ``frameworks`` setting)
+        self.dispatch_runtime = any(m.name == "dispatch" for m in models)
+        #: whether devices and dispatch tensors can be in play at all: the runtime's model
+        #: applies and a file names it, or the user configured sources, sinks or
+        #: sanitizers (without sources, as for an engine given no bytes: assume so)
+        self.devices = self.dispatch_runtime and (
+            not sources or bool(user.sources or user.sinks or user.sanitizers)
+            or any(b"dispatch_lint" in text for text in sources))
+        self.init_traces(models, sources)
         self.modules: dict[str, int] = {}
         for info in self.files:
             names = (info.module,) if info.imported_as is None else info.imported_as
@@ -107,8 +125,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         #: (whose sites hold keys in turn), as deep as the calls that made them
         self.unit_ids: dict[object, int] = {}
         #: how to analyse each summary again: (function, closure, receiver, context)
-        self.summary_args: dict[object, tuple[FuncInfo, Closure | None, Inst | Cls | None,
-                                              tuple[object, ...]]] = {}
+        self.summary_args: dict[object, tuple[object, ...]] = {}
         self.instance_sites: dict[object, set[Site]] = {}
         #: the fields written per (class family, instance site): a copy of an instance
         #: (see :meth:`copy_fields`) gets them all
@@ -309,6 +326,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return [k for k in self.units if k in seen]
 
     def write(self, key: tuple[object, ...], value: Value) -> None:
+        if self.traced:
+            value = self.heap_value(key, value)
         if not value:
             return
         old = self.heap.get(key)
@@ -465,13 +484,16 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
 
     def summary(self, info: FuncInfo, closure: Closure | None,
                 self_cls: Inst | Cls | None = None, context: tuple[object, ...] = (),
-                view: ViewContext = frozenset()) -> Summary:
+                view: ViewContext = frozenset(), trace: TraceSpec | None = None) -> Summary:
         """The summary of ``info`` (a closure: with its captured values; a method: for the
         receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
         subclass's override and each instance's fields stay its own; for what the caller's
-        path wrote to the heap slots it reads, ``view``)."""
+        path wrote to the heap slots it reads, ``view``; ``trace``: its analysis as traced by
+        a framework, see :mod:`.traces`)."""
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
                                    context, view)
+        if trace is not None:
+            key += (trace,)
         dep = ("s", key)
         if key in self.done or key in self.in_progress:
             self.note_read(dep)
@@ -483,14 +505,15 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
             self.done.add(key)
             self.note_read(dep)
             return self.summaries[key]
-        self.summary_args[key] = (info, closure, self_cls, context)
+        self.summary_args[key] = (info, closure, self_cls, context, view, trace)
         if self.too_deep(key):
             self.note_read(dep)
             return self.summaries.get(key, EMPTY_SUMMARY)
         self.in_progress.add(key)
         self.begin_unit(key)
         try:
-            summary = self._summarize(info, closure, self_cls, dict(context), key, view)
+            summary = self._summarize(info, closure, self_cls, dict(context), key, view,
+                                      trace)
         except RecursionError:
             self.errors[info.file] = "internal error: code nested too deeply to analyse"
             summary = EMPTY_SUMMARY
@@ -512,7 +535,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
 
     def _summarize(self, info: FuncInfo, closure: Closure | None,
                    self_cls: Inst | Cls | None, context: dict[int, Value], key: object,
-                   view: ViewContext) -> Summary:
+                   view: ViewContext, trace: TraceSpec | None = None) -> Summary:
         if closure is not None:
             captured = {name: value for name, value in closure.captured if name}
         else:  # a method of a class defined in a function sees that function's names
@@ -523,11 +546,24 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         run.site_owner = owner
         run.entry_view = {slot: (value, must) for slot, value, must in view}
         state = State()
+        trace_id = (info.key, trace)
+        if trace is not None:
+            self.traced_units.add(owner)  # what its sites are owned by
+            run.trace = self.trace_state(info, trace, trace_id)
+            for value in captured.values():
+                run.note_outside(value)  # what a traced closure sees existed before the trace
         for index, param in enumerate(info.params):
+            traced = self.bind_traced_parameter(info, index, trace, trace_id) if (
+                trace is not None) else None
+            if traced is not None:
+                state.env[param.name] = traced
+                continue
             if index == 0 and info.cls is not None and info.kind in ("method", "property",
                                                                      "setter"):
                 state.env[param.name] = Value.of(self_cls or Inst(info.cls.key))
                 run.self_value = state.env[param.name]
+                if trace is not None:
+                    run.note_outside(run.self_value)
             elif index == 0 and info.cls is not None and info.kind == "classmethod":
                 state.env[param.name] = Value.of(self_cls or Cls(info.cls.key))
             else:
@@ -572,17 +608,19 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                        none_tests=frozenset(run.none_tests), key=key)
 
     def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
-              born: dict[object, object] | None = None, at_via: object = None) -> bool:
+              born: dict[object, object] | None = None, at_via: object = None
+              ) -> tuple[bool, bool]:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``
-        atoms when the event comes from a callee, so no finding is reported twice).
+        atoms when the event comes from a callee, so no finding is reported twice). Whether
+        there was one, and whether one was left to the caller.
 
         Where a hit is reported follows the value outwards through the calls that passed it
         (the corpora's convention): a hit about values that came from the receiver's fields
-        of ``event.via`` is left to the caller when ``defer`` (True is returned: keep the
-        event pending); a hit about tensors all ``born`` in a callee (made there on a device
-        the caller gave) is reported in that callee's frame, and so is a hit about the free
-        names of the closure ``at_via`` when the function that made it calls it."""
-        deferred = False
+        of ``event.via`` is left to the caller when ``defer`` (keep the event pending); a hit
+        about tensors all ``born`` in a callee (made there on a device the caller gave) is
+        reported in that callee's frame, and so is a hit about the free names of the closure
+        ``at_via`` when the function that made it calls it."""
+        found = deferred = False
         for hit in self.rules_judge(event):
             supplied = event.via is not None and any(
                 enters_via(value.trace(c), event.via) for c in hit.culprits
@@ -602,6 +640,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                     if frame_owner == owner:
                         file, node = frame_file, frame_node
                         break
+            found = True
             key = (hit.rule, file, id(node))
             findings = self.unit_stack[-1].findings
             old = findings.get(key)
@@ -609,7 +648,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
                 located = event if node is event.node else replace(
                     event, file=file, node=node, anchor=_anchor_of(event, node))
                 findings[key] = Finding(hit, located)
-        return deferred
+        return found, deferred
 
 
 def _anchor_of(event: Event, node: cst.CSTNode) -> cst.CSTNode | None:

@@ -33,6 +33,7 @@ from dispatch_lint.analyzer.dataflow.runtime import RuntimeCalls
 from dispatch_lint.analyzer.dataflow.state import Slot, State
 from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, Views, is_data
+from dispatch_lint.analyzer.dataflow.traces import TraceCalls, TraceState
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
@@ -62,7 +63,7 @@ NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
 
 
 class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Closures, Instances,
-                  Calls, Views, RuntimeCalls, ExternalCalls):
+                  Calls, Views, RuntimeCalls, ExternalCalls, TraceCalls):
     """One analysis of one function body (or module top level) in one context.
 
     ``params`` binds parameter names to values (symbolic :class:`Sym` atoms for a summary);
@@ -110,6 +111,16 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.diverged = False
         self.loops: list[LoopFrame] = []
         self.declared_global: set[str] = set()
+        self.declared_nonlocal: set[str] = set()
+        #: set when this run is a traced analysis (:mod:`.traces`)
+        self.trace: TraceState | None = None
+        self._ambient: Value | None = None
+        #: the statement that raises on every path through it (a tracer reached a sink that
+        #: breaks on it, in a traced analysis): the path ends there (see ``run_block``)
+        self.raised_at: cst.CSTNode | None = None
+        #: objects that existed before the trace this run is in (what is stored in them
+        #: outlives it): read from globals, captured by a traced closure, a traced receiver
+        self.outside: set[object] = set()
         self.training_depth = 0
         #: events over symbolic atoms, for the summary
         self.pending: dict[tuple[object, ...], Event] = {}
@@ -149,9 +160,12 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
                       frames=((self.owner, self.file, node, self.anchor),))
-        deferred = self.program.judge(event, fresh=None, defer=receiver)
+        found, deferred = self.program.judge(event, fresh=None, defer=receiver)
+        if found and self.trace is not None:
+            self.note_raised(event)
         # Parameters of this function, or of the one a closure's free names came from, or
-        # the receiver's fields: the caller that knows them judges the event again.
+        # the receiver's fields: the caller that knows them judges the event again (a traced
+        # analysis keeps those over its caller's parameters too: a lax body's closure).
         if deferred or any(isinstance(a, Sym) for v in values for a in v):
             self.keep_pending(event)
 
@@ -191,10 +205,16 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
             if not self.is_module:
                 value = self.slot_value(("g", self.file, name), value, state,
                                         record=is_data(value)) or value
+                if self.program.traced:
+                    self.note_outside(value)
             return self.fresh_closures(value, state)
         return Value.of(Ref("builtins." + name))
 
     def bind(self, name: str, value: Value, state: State, node: cst.CSTNode) -> None:
+        if self.program.traced and (name in self.declared_global or (
+                name in self.declared_nonlocal and self.trace is not None)):
+            kind = "global" if name in self.declared_global else "nonlocal"
+            value = self.note_store(None, value, node, f"{kind} `{name}`")
         self.set_name(name, value.map_traces(self.step(node, f"assigned to `{name}`")), state)
 
     def set_name(self, name: str, value: Value, state: State) -> None:

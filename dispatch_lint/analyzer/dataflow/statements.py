@@ -57,6 +57,10 @@ class Statements:
             self.path = state
             self.work += 1
             state = self.run_statement(stmt, state)
+            if self.raised_at is stmt:
+                # JAX raises here on every path (a traced analysis found a sink it breaks)
+                self.raised_at = None
+                state = None
             if self.diverged:  # it called a function that always raises
                 self.diverged = False
                 return None
@@ -321,6 +325,10 @@ class Statements:
         if info.kind != "setter":  # a property's setter keeps the property under its name
             value = self.decorate(stmt, self.program.function_value(info), state)
             self.set_name(stmt.name.value, value, state)
+        if info.transforms:
+            # a decorated function is traced at its every call: check it as traced now
+            value = self.fresh_closures(self.program.function_value(info), state)
+            self.program.enter_traces(self, value, ())
         return state
 
     def stmt_ClassDef(self, stmt: cst.ClassDef, state: State) -> State:
@@ -337,6 +345,8 @@ class Statements:
             self.unpack(target, value, state)
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, state)
+            if self.program.traced:
+                value = self.note_store(obj, value, target, "`{code}`", into="attribute")
             stored = value.map_traces(self.step(target, "stored in `{code}`"))
             self.store_attr(obj, target.attr.value, stored, state)
             if isinstance(target.value, cst.Name):
@@ -344,6 +354,8 @@ class Statements:
                 state.env[f"{target.value.value}.{target.attr.value}"] = stored
         elif isinstance(target, cst.Subscript):
             obj = self.eval(target.value, state)
+            if self.program.traced:
+                value = self.note_store(obj, value, target, "`{code}`")
             key = self.subscript_key(target, state)
             self.store_item(obj, key, value.map_traces(
                 self.step(target, "stored in `{code}`")))
