@@ -231,6 +231,7 @@ class CallModel:
                         run.write_item(atom, key, new_value)
             else:
                 run.store_item(new_target, None, new_value)
+            subst.heap_changed()
         ret = subst.value(summary.ret)
         return ret.map_traces(Step(run.file, node, "returned from `{code}`", run.anchor))
 
