@@ -129,10 +129,10 @@ class Substitution:
         done = self.done.get(id(value))
         if done is not None and done[0] is value:
             return done[1]
-        self.run.work += 1
         if not any(self.changes(atom) for atom in value):
             # Most of what a summary holds (other functions' objects, strings, unknowns)
             # means the same in every calling context: it is kept as it is, not rebuilt.
+            self.run.work += len(value)
             return value
         out: dict[object, Trace | None] = {}
         for atom, trace in value.items():
