@@ -7,6 +7,9 @@
 ``lint_source`` checks one piece of code, ``lint_paths`` files and folders the way the CLI
 does (discovery, configuration, suppressions), and ``check_paths`` returns everything a
 front end needs to show a run (suppressed findings, unused suppressions, source lines).
+``config_for_file`` finds the configuration of a file that may exist only in an editor or on
+standard input, and :class:`MemoryResults` keeps results across the runs of a long-lived
+caller (the language server).
 A failure inside the analysis of one file becomes a :class:`FileError` for that file; the
 other files are still checked.
 """
@@ -18,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from dispatch_lint.analyzer.config import FOLLOW_IMPORTS, Config, config_for_paths
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError, Report
@@ -43,10 +46,18 @@ from dispatch_lint.analyzer.suppressions import (
 from dispatch_lint.analyzer.trips import Trip, merge_trips
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dispatch_lint.analyzer.cache import GroupKey, ResultCache
+    from dispatch_lint.analyzer.cache import GroupKey
     from dispatch_lint.analyzer.engine import AnalysisSettings
 
-__all__ = ["LintRun", "check_paths", "lint_paths", "lint_source"]
+__all__ = [
+    "LintRun",
+    "MemoryResults",
+    "ResultStore",
+    "check_paths",
+    "config_for_file",
+    "lint_paths",
+    "lint_source",
+]
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,49 @@ class LintRun:
     notes: tuple[FileError, ...] = ()
     #: The raw bytes of each file with a finding, by shown path (for source excerpts).
     sources: Mapping[str, bytes] = field(default_factory=dict, compare=False)
+
+
+class ResultStore(Protocol):
+    """Where :func:`check_paths` keeps the engine's result of each group of files, keyed
+    by everything the result was computed from (see :func:`.cache.group_key`)."""
+
+    def get(self, key: GroupKey) -> GroupResult | None: ...
+
+    def put(self, key: GroupKey, result: GroupResult) -> None: ...
+
+    def save(self) -> None: ...
+
+
+class MemoryResults:
+    """A :class:`ResultStore` in memory, for a caller that checks the same files again and
+    again (an editor's open files): a group whose files, contents and imports are as they
+    were is not analysed again. One result is kept per group of files (as the on-disk cache
+    keeps one per slot), so editing a file a hundred times keeps one, not a hundred."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[str, GroupResult]] = {}
+
+    def get(self, key: GroupKey) -> GroupResult | None:
+        entry = self._entries.get(key.slot)
+        return entry[1] if entry is not None and entry[0] == key.content else None
+
+    def put(self, key: GroupKey, result: GroupResult) -> None:
+        self._entries[key.slot] = (key.content, result)
+
+    def save(self) -> None:
+        """Nothing to write: the results live as long as the object."""
+
+
+def config_for_file(path: str | os.PathLike[str], config_file: str | None = None) -> Config:
+    """The configuration that applies to the file at ``path``, which need not exist (an
+    editor's new buffer, ``--stdin-filename``): ``config_file`` when given, else the nearest
+    ``[tool.dispatch-lint]`` above the nearest folder of ``path`` that exists.
+
+    Raises :class:`~dispatch_lint.analyzer.config.ConfigError` when it is invalid."""
+    place = Path(os.path.abspath(path))
+    while not place.exists() and place.parent != place:
+        place = place.parent
+    return config_for_paths([os.fspath(place)], config_file)
 
 
 def lint_source(
@@ -112,6 +166,7 @@ def check_paths(
     cache: bool = False,
     follow_imports: str | None = None,
     overlays: Mapping[str | os.PathLike[str], bytes] | None = None,
+    results: ResultStore | None = None,
 ) -> LintRun:
     """Like :func:`lint_paths`, with everything the CLI shows.
 
@@ -134,6 +189,10 @@ def check_paths(
     file even when it is not on disk. A language server checks an unsaved buffer, and
     ``--stdin-filename`` standard input, as the file at that path, with its imports
     resolved from that place in the project.
+
+    ``results`` keeps the engine's results instead of the on-disk cache (``cache`` is then
+    ignored): a :class:`MemoryResults` lets a long-lived caller check the same files again
+    without analysing what did not change.
     """
     given = [os.fspath(p) for p in paths] or ["."]
     if config is None:
@@ -170,8 +229,7 @@ def check_paths(
     checked = (
         {os.path.realpath(f.location): f.path for f in discovery.files} if trips else {}
     )
-    results = None
-    if cache and named:
+    if results is None and cache and named:
         from dispatch_lint.analyzer.cache import ResultCache
 
         results = ResultCache.beside(config.root)
@@ -208,7 +266,7 @@ def _check_files(
     trips: Sequence[Trip] = (),
     checked: Mapping[str, str] | None = None,
     jobs: int = 1,
-    cache: ResultCache | None = None,
+    cache: ResultStore | None = None,
     progress: Callable[[int], None] | None = None,
     links: Sequence[tuple[int, int]] | None = None,
 ) -> LintRun:
@@ -269,7 +327,7 @@ def _analyze(
     links: Sequence[tuple[int, int]],
     settings: AnalysisSettings | None,
     jobs: int,
-    cache: ResultCache | None,
+    cache: ResultStore | None,
     progress: Callable[[int], None] | None = None,
 ) -> GroupResult:
     """The engine's verdict on ``files``: per independent group (the connected parts of

@@ -1,4 +1,5 @@
-"""``dispatch-lint [PATHS...]``: the command line, a thin layer over :mod:`.api`.
+"""``dispatch-lint [PATHS...]``: the command line, a thin layer over :mod:`.api`;
+``dispatch-lint server`` is the language server (:mod:`.server`).
 
 Exit status: 0 no findings, 1 findings, 2 a usage or configuration error or a file that could
 not be checked (reported one line each on stderr; the other files are still checked). With
@@ -6,6 +7,10 @@ not be checked (reported one line each on stderr; the other files are still chec
 
 ``--fix`` is the one time the linter writes a checked file: it applies the fixes
 (:mod:`.fixes`), lints again and reports what remains.
+
+``-`` (or ``--stdin-filename PATH``) checks standard input, as ruff does: reported as PATH
+(``-`` without it), imports and configuration found from PATH's place, which need not exist;
+``--fix`` then writes the fixed source to standard output and the report to standard error.
 
 Only the standard library is imported up front: ``--version`` and a run over a folder without
 Python files never load libcst, rich or numpy.
@@ -73,7 +78,18 @@ def build_parser() -> argparse.ArgumentParser:
         "or have their data read; and other dispatch misuse.",
     )
     parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files and folders (default: .)"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files and folders (default: .); - reads one file from standard input; "
+        "'dispatch-lint server' starts the language server (LSP over stdio)",
+    )
+    parser.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="check standard input as the file PATH (need not exist): reported as PATH, "
+        "its imports and configuration found from PATH's place; with --fix, the fixed "
+        "source is written to standard output",
     )
     selection = parser.add_argument_group(
         "rule selection (ids or prefixes, comma-separated)"
@@ -213,12 +229,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the linter with ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["server"]:
+        args = argparse.Namespace(server=argv[1:])
+    else:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exit_:  # --help, --version, or a usage error (already printed)
+            return int(exit_.code or 0) if isinstance(exit_.code, int) else EXIT_ERROR
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:  # --help, --version, or a usage error (already printed)
-        return int(exit_.code or 0) if isinstance(exit_.code, int) else EXIT_ERROR
-    try:
+        if hasattr(args, "server"):
+            return _server(args.server)
         if args.list_rules:
             return _list_rules(sys.stdout)
         if args.explain is not None:
@@ -248,6 +269,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             + (f": {reason}" if reason else "")
         )
         return EXIT_ERROR
+
+
+def _server(argv: list[str]) -> int:
+    """``dispatch-lint server [--stdio]``: the language server on stdin and stdout (a
+    folder named ``server`` is linted as ``dispatch-lint ./server``)."""
+    parser = argparse.ArgumentParser(
+        prog="dispatch-lint server",
+        description="The dispatch-lint language server: LSP over standard input and output.",
+    )
+    # Editors' LSP clients often pass --stdio; it is the only transport anyway.
+    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    try:
+        parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0) if isinstance(exit_.code, int) else EXIT_ERROR
+    try:
+        from dispatch_lint.analyzer.server import serve
+    except ImportError as error:
+        _error_line(f"the language server needs pygls and lsprotocol: {error}")
+        return EXIT_ERROR
+    return serve()
 
 
 def _error_line(message: str) -> None:
@@ -282,20 +324,28 @@ def _explain(key: str, out: TextIO) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
+    from dispatch_lint.analyzer.api import config_for_file
     from dispatch_lint.analyzer.config import ConfigError, config_for_paths
 
-    paths = args.paths or ["."]
     if args.statistics and args.output_format not in _STATISTICS_FORMATS:
         raise _UsageError(
             f"--statistics is written as text or json, not {args.output_format}: use "
             "--output-format text or --output-format json"
         )
+    stdin = _read_stdin(args)
+    paths = [stdin[0]] if stdin else args.paths or ["."]
     try:
-        config = config_for_paths(paths, args.config).with_overrides(
+        config = (
+            config_for_file(stdin[0], args.config)
+            if stdin
+            else config_for_paths(paths, args.config)
+        ).with_overrides(
             select=args.select, ignore=args.ignore, extend_select=args.extend_select
         )
     except ConfigError as error:
         raise _UsageError(str(error)) from None
+    # Standard input stands in for the file at its name, for this run only.
+    overlays = dict([stdin]) if stdin else None
 
     trips: tuple[Trip, ...] = ()
     if args.trips is not None:
@@ -310,19 +360,25 @@ def _lint(args: argparse.Namespace) -> int:
         if malformed:
             _warning(f"{args.trips}: skipped {malformed} malformed line(s)")
 
-    run = _run(paths, config, trips, args)
+    run = _run(paths, config, trips, args, overlays)
     if args.diff:
         return _diff(run, args)
     fixed: list[Diagnostic] = []
+    out = sys.stdout
     if args.fix:
-        run, fixed = _fix(run, paths, config, trips, args)
+        run, fixed = _fix(run, paths, config, trips, args, overlays)
+        if stdin:
+            # As ruff does: the (fixed) source on stdout, for the editor that piped it in.
+            sys.stdout.buffer.write(overlays[stdin[0]])  # type: ignore[index]
+            sys.stdout.flush()
+            out = sys.stderr
 
     for error in run.report.errors:
         sys.stderr.write(f"{error.path}: error: {error.message}\n")
     _notes_to_stderr(run, args.verbose)
-    if not run.report.files and not run.report.errors:
+    if not run.report.files and not run.report.errors and not stdin:
         _warning(f"No Python files found under {', '.join(paths)}")
-    _write_report(run, args, sys.stdout, fixed)
+    _write_report(run, args, out, fixed)
 
     if run.report.errors:
         return EXIT_ERROR
@@ -352,15 +408,35 @@ def _warning(message: str) -> None:
     sys.stderr.write(f"dispatch-lint: warning: {message}\n")
 
 
+def _read_stdin(args: argparse.Namespace) -> tuple[str, bytes] | None:
+    """(name, bytes) of standard input when the command line asks for it (``-`` or
+    ``--stdin-filename``), as ruff does: other paths are then ignored, with a warning."""
+    if args.stdin_filename is None and "-" not in args.paths:
+        return None
+    if args.stdin_filename is not None:
+        if not args.stdin_filename.strip():
+            raise _UsageError("--stdin-filename needs the path of the file standard input "
+                              "stands for")
+        if os.path.isdir(args.stdin_filename):
+            raise _UsageError(f"--stdin-filename {args.stdin_filename} is a folder: give the "
+                              "path of the file standard input stands for")
+    for path in args.paths:
+        if path != "-":
+            _warning(f"Ignoring file {path} in favor of standard input.")
+    return args.stdin_filename or "-", sys.stdin.buffer.read()
+
+
 def _fix(
     run: LintRun,
     paths: list[str],
     config: Config,
     trips: Sequence[Trip],
     args: argparse.Namespace,
+    overlays: dict[str, bytes] | None = None,
 ) -> tuple[LintRun, list[Diagnostic]]:
     """Apply the enabled fixes and lint again, until no fix is left to apply (fixes that
-    overlapped another wait for the next round); the last run and the findings fixed."""
+    overlapped another wait for the next round); the last run and the findings fixed. A
+    file in ``overlays`` (standard input) is fixed there, not on disk."""
     from pathlib import Path
 
     from dispatch_lint.analyzer.fixes import fix_files
@@ -372,6 +448,11 @@ def _fix(
             _warning(f"{path}: {reason}")
         written = 0
         for change in changes:
+            if overlays is not None and change.path in overlays:
+                overlays[change.path] = change.after
+                fixed.extend(change.fixed)
+                written += 1
+                continue
             target = Path(change.path)
             try:
                 if target.read_bytes() != change.before:
@@ -385,7 +466,7 @@ def _fix(
             written += 1
         if not written:
             break
-        run = _run(paths, config, trips, args)
+        run = _run(paths, config, trips, args, overlays)
     else:
         _warning(f"the fixes did not settle after {_FIX_ROUNDS} rounds; run --fix again")
     return run, fixed
@@ -418,7 +499,11 @@ def _diff(run: LintRun, args: argparse.Namespace) -> int:
 
 
 def _run(
-    paths: list[str], config: Config, trips: Sequence[Trip], args: argparse.Namespace
+    paths: list[str],
+    config: Config,
+    trips: Sequence[Trip],
+    args: argparse.Namespace,
+    overlays: dict[str, bytes] | None = None,
 ) -> LintRun:
     from dispatch_lint.analyzer.api import check_paths
     from dispatch_lint.analyzer.parallel import default_jobs
@@ -432,8 +517,10 @@ def _run(
             force_exclude=args.force_exclude,
             status=status,
             jobs=args.jobs or default_jobs(),
-            cache=not args.no_cache,
+            # Standard input is not cached, as ruff does not: it is a buffer, not a file.
+            cache=not args.no_cache and not overlays,
             follow_imports=args.follow_imports,
+            overlays=overlays,
         )
 
     if not (sys.stderr.isatty() and os.environ.get("TERM") != "dumb"):

@@ -301,7 +301,10 @@ def discover(
     for given in paths:
         location = Path(os.path.abspath(os.path.join(cwd, given)))
         if os.path.normpath(location) in index.overlays:
-            _add_files(iter([(os.path.normpath(given), location, False)]), found, index)
+            # An editor's buffer or standard input, named like a file: excluded like one.
+            if not (force_exclude and excluded is not None
+                    and _excluded_file(excluded, location)):
+                _add_files(iter([(os.path.normpath(given), location, False)]), found, index)
             continue
         try:
             mode = location.stat().st_mode

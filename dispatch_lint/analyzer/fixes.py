@@ -29,9 +29,10 @@ import re
 import tokenize
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from dispatch_lint.analyzer.diagnostics import (
     SAFE,
@@ -142,22 +143,45 @@ class FixSite:
         comprehension or a lambda. (A function with parameters is analysed once per calling
         context, a loop body once per round; a finding keeps the values of one of them.)"""
         path = _path_to(self.module.body, self.event.anchor)
-        if path is None:
+        if path is None or not _once_per_pass(path, node):
             return False
-        functions = [s for s in path if isinstance(s, cst.FunctionDef)]
-        if any(isinstance(s, (cst.For, cst.While)) for s in path):
+        function = _function_of(path)
+        return function is None or (function is not False and not _has_parameters(
+            function.params))
+
+    def helper_only_moves(self, hit: Hit) -> bool:
+        """Whether the helper that the finding's call passes the flagged value to does
+        nothing with that parameter but the flagged move, once per call of the helper.
+
+        That is: the trace goes from the parameter straight to the sink (no step between);
+        the sink is ``param.to_device(...)`` in a module-level function without decorators
+        (nothing else sees the arguments), outside loops, comprehensions and lambdas (the
+        helper's own pass saw the move's one run for this call); and that receiver is the
+        only read of the parameter in the function (see :func:`_only_read`). Then a plain
+        tensor in place of the autodiff one changes only the move, which raised and now
+        works; nothing returned or kept can carry autodiff."""
+        call = self.call
+        if call is None or hit.trace is None:
             return False
-        if functions:
-            if len(functions) > 1 or not isinstance(path[0], cst.FunctionDef):
-                return False
-            if _has_parameters(functions[0].params):
-                return False
-        inside = _expression_path(path[-1], node)
-        return inside is not None and not any(
-            isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
-                           cst.GeneratorExp))
-            for n in inside
-        )
+        steps = hit.trace.steps()
+        if (len(steps) < 3 or steps[-3].node is not call
+                or not steps[-3].template.startswith("passed to ")
+                or steps[-1].node is not self.event.sink.node):
+            return False
+        param, sink = steps[-2], steps[-1]
+        if param.file != sink.file or not isinstance(param.node, cst.Name):
+            return False
+        module = self._reporter.files[sink.file].tree
+        path = _path_to(module.body, sink.anchor)
+        if path is None or not _once_per_pass(path, sink.node):
+            return False
+        function = _function_of(path)
+        if not function or function.decorators or not any(
+            p.name is param.node for p in _parameters(function.params)
+        ):
+            return False
+        receiver = _moved_name(sink.node)
+        return receiver is not None and _only_read(function, param.node) is receiver
 
     # ---------------------------------------------------------------------- names
 
@@ -252,6 +276,69 @@ class FixSite:
         end_line, end_column = _advance(span[0], span[1], old[: len(old) - end])
         edit = Edit(line, column + 1, end_line, end_column + 1, new[start: len(new) - end])
         return Fix(replacement.title, replacement.applicability, (edit,))
+
+
+#: Builtins that read a function's locals by name.
+_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def _once_per_pass(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (in the statement ``path[-1]``) runs at most once each time the code
+    around it does: no loop around its statement, no lambda or comprehension around it in
+    the statement."""
+    if any(isinstance(s, (cst.For, cst.While)) for s in path):
+        return False
+    inside = _expression_path(path[-1], node)
+    return inside is not None and not any(
+        isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp))
+        for n in inside
+    )
+
+
+def _function_of(path: Sequence[cst.CSTNode]) -> cst.FunctionDef | Literal[False] | None:
+    """The module-level function the statement at the end of ``path`` is in; None for
+    module-level code; False for a method or a nested function."""
+    functions = [s for s in path if isinstance(s, cst.FunctionDef)]
+    if not functions:
+        return None
+    if len(functions) > 1 or path[0] is not functions[0]:
+        return False
+    return functions[0]
+
+
+def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:
+    yield from (*params.posonly_params, *params.params, *params.kwonly_params)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star
+
+
+def _moved_name(node: cst.CSTNode) -> cst.Name | None:
+    """``t`` of ``t.to_device(...)``."""
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "to_device" and isinstance(node.func.value, cst.Name)):
+        return node.func.value
+    return None
+
+
+def _only_read(function: cst.FunctionDef, param: cst.Name) -> cst.CSTNode | None:
+    """The one place ``function`` reads its parameter ``param``, by libcst's scope analysis
+    of the function alone (a nested function's read counts); None when it reads it in more
+    places, binds the name again, or calls ``locals()``, ``vars()``, ``eval`` or ``exec``,
+    which could read it by name."""
+    scopes = MetadataWrapper(cst.Module(body=[function]), unsafe_skip_copy=True).resolve(
+        ScopeProvider)
+    if any(access.node.value in _INTROSPECTION
+           for scope in {s for s in scopes.values() if s is not None}
+           for access in scope.accesses if isinstance(access.node, cst.Name)):
+        return None
+    scope = scopes.get(function.body)
+    assignments = list(scope.assignments[param.value]) if scope is not None else []
+    if len(assignments) != 1:
+        return None
+    (assignment,) = assignments
+    reads = list(assignment.references)
+    return reads[0].node if len(reads) == 1 else None
 
 
 def _has_parameters(params: cst.Parameters) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from dispatch_lint.analyzer.diagnostics import Diagnostic
 
 __all__ = [
+    "NOQA_PATTERN",
     "Suppression",
     "SuppressionOutcome",
     "UnusedSuppression",
@@ -29,6 +30,9 @@ __all__ = [
 _NOQA = re.compile(
     r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
 )
+#: The ``# noqa`` grammar, for tools that write such comments (the language server's
+#: "suppress on this line" action merges its code into the ``codes`` group).
+NOQA_PATTERN = _NOQA
 _DIRECTIVE = re.compile(
     r"#\s*dispatch-lint:\s*(?P<kind>disable|disable-next-line)\s*=\s*"
     r"(?P<codes>[A-Za-z]+[0-9]*(?:\s*,\s*[A-Za-z]+[0-9]*)*)"

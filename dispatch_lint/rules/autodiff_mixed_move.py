@@ -45,9 +45,12 @@ class AutodiffMixedMove(Rule):
     (``dev.wrap(t)`` for a device ``dev``). They are safe in module-level code and in
     module-level functions without parameters, outside loops (where the analysis sees every
     run of the line), unsafe elsewhere. When the move is inside a helper and the finding is at
-    the call, passing ``w.inner()`` instead of ``w`` is an unsafe fix (``--unsafe-fixes``):
-    other code in the helper may need autodiff. A tensor that may be on either kind of device
-    gets no automatic fix.
+    the call, the fix passes ``w.inner()`` instead of ``w``: safe when the call runs once (as
+    above) and the helper does nothing else with that parameter (the move is its only use,
+    once per call, in an undecorated module-level function: see
+    ``FixSite.helper_only_moves``), unsafe (``--unsafe-fixes``) otherwise, since other code in
+    the helper may need autodiff. A tensor that may be on either kind of device gets no
+    automatic fix.
     """
 
     spec = rule("DL007")
@@ -113,8 +116,11 @@ def _drop_autodiff(hit: Hit, site: FixSite) -> Replacement | None:
         if passed is None:
             return None
         new = method_call(passed, "inner")
-        return Replacement(passed, new, f"pass `{site.code(new)}` to drop autodiff before the "
-                           "helper moves it (unsafe fix: the helper may need autodiff)", UNSAFE)
+        title = f"pass `{site.code(new)}` to drop autodiff before the helper moves it"
+        if not site.helper_only_moves(hit):
+            return Replacement(passed, new, f"{title} (unsafe fix: the helper may need "
+                               "autodiff)", UNSAFE)
+        return safe_if(site.runs_once(call), passed, new, title)
     receiver = _moved(call)
     if receiver is None:
         return None

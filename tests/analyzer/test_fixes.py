@@ -70,23 +70,13 @@ def test_fix_on_a_copy_of_the_fixtures_fixes_dl005_and_dl007_and_nothing_else(
     sources = sorted(p.relative_to(FIXTURES) for p in FIXTURES.rglob("*.py"))
     rules = {"DL005", "DL007"}
 
-    # --fix applies the safe fixes: every DL005 and DL007 the analysis can be sure of. The
-    # one left is found at the call of a helper that moves its parameter: passing `.inner()`
-    # there is unsafe (the helper may use autodiff on it elsewhere).
+    # --fix applies the safe fixes: every DL005 and DL007 of the fixtures is one the analysis
+    # can be sure of, also the one found at the call of a helper whose only use of its
+    # parameter is the move (passing `.inner()` there changes nothing else).
     safe = lint_process(tmp_path, "fixtures", "--fix")
     assert safe.returncode == 1, safe.stderr  # other rules' findings remain
     assert safe.stderr == ""
     assert "fixed, " in safe.stdout.splitlines()[-2]
-    unsafe_only = {Path("helper_mixed_move.py")}
-    for relative in sources:
-        expected = marked(FIXTURES / relative, rules) if relative not in unsafe_only else set()
-        assert changed_lines(FIXTURES / relative, copy / relative) == expected, relative
-
-    # --unsafe-fixes fixes the rest; DL004's unsafe fixes stay out when not selected.
-    both = lint_process(tmp_path, "fixtures", "--fix", "--unsafe-fixes", "--select",
-                        "DL005,DL007")
-    assert both.returncode == 0, both.stdout + both.stderr
-    assert both.stdout.splitlines()[-1].startswith("Found 1 error (1 fixed, 0 remaining)")
     fixed_files = []
     for relative in sources:
         changed = changed_lines(FIXTURES / relative, copy / relative)
@@ -96,6 +86,16 @@ def test_fix_on_a_copy_of_the_fixtures_fixes_dl005_and_dl007_and_nothing_else(
     assert len(fixed_files) >= 6, fixed_files
     line = (copy / "autodiff_to_plain_move.py").read_text().splitlines()[8]
     assert line == "    snapshot = w.inner().to_device(dispatch.NumPy())  # expect: DL007"
+    line = (copy / "helper_mixed_move.py").read_text().splitlines()[12]
+    assert line == "    print(to_cpu(w.inner()))  # expect: DL007"
+
+    # Nothing of those rules is left for --unsafe-fixes.
+    both = lint_process(tmp_path, "fixtures", "--fix", "--unsafe-fixes", "--select",
+                        "DL005,DL007")
+    assert both.returncode == 0, both.stdout + both.stderr
+    assert "fixed" not in both.stdout
+    assert all(changed_lines(FIXTURES / r, copy / r) == marked(FIXTURES / r, rules)
+               for r in sources)
 
     # The fixed files lint clean of those rules, and they run under the runtime's strict
     # guards without the errors they raised.
@@ -194,6 +194,81 @@ def test_a_fix_from_the_values_is_safe_only_where_every_run_was_seen() -> None:
         ("DL007", SAFE, "    print(w.inner().to_device(dispatch.NumPy()))"),
         ("DL007", UNSAFE, "    return w.inner().to_device(dispatch.NumPy())"),
         ("DL007", UNSAFE, "        print(w.inner().to_device(dispatch.NumPy()))"),
+    ]
+
+
+def test_passing_inner_to_a_helper_is_safe_when_the_move_is_all_it_does_with_it() -> None:
+    found = fixes_of("""
+        def to_cpu(t):
+            return t.to_device(dispatch.NumPy())
+        def also_returns_it(t):
+            moved = t.to_device(dispatch.NumPy())
+            return moved, t
+        def in_a_loop(t, d):
+            for _ in range(2):
+                t.to_device(d)
+        def through_another(t):
+            return to_cpu(t)
+        def reads_locals(t):
+            print(locals())
+            return t.to_device("numpy")
+        def a_closure_reads_it(t):
+            later = lambda: t.requires_grad
+            return t.to_device(dispatch.NumPy()), later
+        def an_attribute_of_that_name(t, x):
+            x.t = 1
+            return t.to_device(device=dispatch.NumPy())
+        def logged(f):
+            return f
+        @logged
+        def decorated(t):
+            return t.to_device(dispatch.NumPy())
+        def main():
+            w = dispatch.ones((2,), device="autodiff:numpy")
+            to_cpu(w)
+            to_cpu(t=w)
+            an_attribute_of_that_name(w, None)
+            also_returns_it(w)
+            in_a_loop(w, dispatch.NumPy())
+            through_another(w)
+            reads_locals(w)
+            a_closure_reads_it(w)
+            decorated(w)
+            for _ in range(2):
+                to_cpu(w)
+    """)
+    assert found == [
+        ("DL007", SAFE, "    to_cpu(w.inner())"),
+        ("DL007", SAFE, "    to_cpu(t=w.inner())"),
+        ("DL007", SAFE, "    an_attribute_of_that_name(w.inner(), None)"),
+        # The helper uses the parameter again: it may need autodiff.
+        ("DL007", UNSAFE, "    also_returns_it(w.inner())"),
+        # One round of the loop was seen; another may move it elsewhere.
+        ("DL007", UNSAFE, "    in_a_loop(w.inner(), dispatch.NumPy())"),
+        # Passed on to another helper: not the move itself.
+        ("DL007", UNSAFE, "    through_another(w.inner())"),
+        ("DL007", UNSAFE, "    reads_locals(w.inner())"),
+        ("DL007", UNSAFE, "    a_closure_reads_it(w.inner())"),
+        # The decorator sees the argument.
+        ("DL007", UNSAFE, "    decorated(w.inner())"),
+        # Other runs of the call may pass something else.
+        ("DL007", UNSAFE, "        to_cpu(w.inner())"),
+    ]
+    titles = [d.fix.title for d in lint_source(HEADER + textwrap.dedent("""
+        def to_cpu(t):
+            return t.to_device(dispatch.NumPy())
+        def twice(t):
+            return t.to_device(dispatch.NumPy()), t.to_device(dispatch.Numba())
+        w = dispatch.ones((2,), device="autodiff:numpy")
+        for _ in range(2):
+            to_cpu(w)
+        twice(w)
+    """), path="m.py") if d.fix is not None]
+    assert titles == [
+        "pass `w.inner()` to drop autodiff before the helper moves it (unsafe fix: other runs "
+        "of this line may see other devices)",
+        "pass `w.inner()` to drop autodiff before the helper moves it (unsafe fix: the helper "
+        "may need autodiff)",
     ]
 
 
