@@ -39,6 +39,7 @@ from dispatch_lint.analyzer.values import (
     Value,
     join_all,
     narrow_not_capture,
+    site_owners,
 )
 
 
@@ -159,6 +160,10 @@ class Substitution:
         self.born: dict[object, object] = {}
         #: each value substituted so far, by identity (kept alive with its result)
         self.done: dict[int, tuple[Value, Value]] = {}
+        #: each parameter projection's value in this call, before its own trace
+        self.projected: dict[Sym, Value] = {}
+        #: the function that made what each projection converts into a tensor (see born)
+        self.makers: dict[Sym, object] = {}
 
     def value(self, value: Value) -> Value:
         # One value is often shared: a store into every object a parameter may be leaves
@@ -166,6 +171,11 @@ class Substitution:
         done = self.done.get(id(value))
         if done is not None and done[0] is value:
             return done[1]
+        if not any(self.changes(atom) for atom in value):
+            # Most of what a summary holds (other functions' objects, strings, unknowns)
+            # means the same in every calling context: it is kept as it is, not rebuilt.
+            self.run.work += len(value)
+            return value
         out: dict[object, Trace | None] = {}
         for atom, trace in value.items():
             for new_atom, new_trace in self.atom(atom, trace).items():
@@ -176,6 +186,20 @@ class Substitution:
         result = Value(out)
         self.done[id(value)] = (value, result)
         return result
+
+    def changes(self, atom: object) -> bool:
+        """Whether substituting ``atom`` may change it: it is or holds a parameter of the
+        callee, or something the callee makes anew at every call."""
+        if isinstance(atom, Sym):
+            return atom.owner == self.info.key
+        if isinstance(atom, (Tup, Closure)):
+            return self.info.key in atom.parameters_of or self.made_by in atom.makers_of
+        if isinstance(atom, Partial):
+            return any(self.changes(a) for v in (atom.func, *atom.args,
+                                                 *(v for _, v in atom.kwargs)) for a in v)
+        if isinstance(atom, (Dev, Ten, Inst, Box)):
+            return self.made_by in site_owners(atom)
+        return False
 
     def atom(self, atom: object, trace: Trace | None) -> Value:
         self.run.work += 1
@@ -234,6 +258,29 @@ class Substitution:
         return atom
 
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:
+        # One parameter's projection (``cfg.attr:x``) recurs in many of the summary's events,
+        # effects and results: projected once per call, its own trace put behind each time.
+        value = self.projected.get(atom)
+        if value is None:
+            value = self.projected[atom] = self.project_symbol(atom)
+        maker = self.makers.get(atom)
+        out: dict[object, Trace | None] = {}
+        for new_atom, new_trace in value.items():
+            if new_trace is not None and trace is not None:
+                new_trace = new_trace.extend(trace)
+            out[new_atom] = new_trace
+            self.fresh.add(new_atom)
+            if maker is not None and isinstance(new_atom, Ten):
+                self.born[new_atom] = maker
+        return Value(out)
+
+    def heap_changed(self) -> None:
+        """The caller's heap was written (an effect replayed): a projection through an
+        attribute or item must read it again."""
+        self.projected.clear()
+
+    def project_symbol(self, atom: Sym) -> Value:
+        """What the caller's argument for ``atom``'s parameter is through its projections."""
         arg = self.bound.get(atom.param, Value.of(UNKNOWN))
         if atom.param == AMBIENT:
             value = arg  # the trace the caller runs in: nothing is passed
@@ -262,15 +309,8 @@ class Substitution:
             value = project(run, value, proj, self.node)
         if atom.real:
             value = narrow_not_capture(value)
-        out: dict[object, Trace | None] = {}
-        for new_atom, new_trace in value.items():
-            if new_trace is not None and trace is not None:
-                new_trace = new_trace.extend(trace)
-            out[new_atom] = new_trace
-            self.fresh.add(new_atom)
-            if maker is not None and isinstance(new_atom, Ten):
-                self.born[new_atom] = maker
-        return Value(out)
+        self.makers[atom] = maker
+        return value
 
 
 def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value:

@@ -55,6 +55,7 @@ __all__ = [
     "is_traced",
     "join_all",
     "limit_nesting",
+    "site_owners",
     "narrow_capture",
     "narrow_not_capture",
 ]
@@ -237,6 +238,12 @@ class Closure:
         """The functions whose symbolic parameters appear inside (see :class:`Sym`)."""
         return _parameters_in(value for _, value in self.captured)
 
+    @cached_property
+    def makers_of(self) -> frozenset[object]:
+        """What owns the sites of the devices, instances and containers inside (see
+        :func:`site_owners`)."""
+        return _makers_in(value for _, value in self.captured)
+
 
 @dataclass(frozen=True)
 class Partial:
@@ -268,6 +275,12 @@ class Tup:
     def parameters_of(self) -> frozenset[object]:
         """The functions whose symbolic parameters appear inside (see :class:`Sym`)."""
         return _parameters_in(self.items)
+
+    @cached_property
+    def makers_of(self) -> frozenset[object]:
+        """What owns the sites of the devices, instances and containers inside (see
+        :func:`site_owners`)."""
+        return _makers_in(self.items)
 
 
 @dataclass(frozen=True)
@@ -580,6 +593,33 @@ def _parameters_in(parts: Iterable[Value]) -> frozenset[object]:
                 owners.add(atom.owner)
             elif isinstance(atom, (Closure, Tup)):
                 owners.update(atom.parameters_of)
+    return frozenset(owners) if owners else _NONE
+
+
+def site_owners(atom: object) -> frozenset[object]:
+    """What owns the sites of the capture devices, instances and containers ``atom`` is or
+    holds: a summary's substitution makes those of the callee anew, and leaves any atom
+    without them or the callee's parameters as it is."""
+    if isinstance(atom, (Closure, Tup)):
+        return atom.makers_of
+    if isinstance(atom, Ten):
+        atom = atom.dev
+    owners: set[object] = set()
+    while isinstance(atom, Dev):
+        if atom.site is not None:
+            owners.add(atom.site.owner)
+        atom = atom.inner
+    if isinstance(atom, (Inst, Box)) and atom.site is not None:
+        owners.add(atom.site.owner)
+    return frozenset(owners) if owners else _NONE
+
+
+def _makers_in(parts: Iterable[Value]) -> frozenset[object]:
+    owners: set[object] = set()
+    for value in parts:
+        for atom in value:
+            if isinstance(atom, (Closure, Tup, Dev, Ten, Inst, Box)):
+                owners.update(site_owners(atom))
     return frozenset(owners) if owners else _NONE
 
 

@@ -213,3 +213,42 @@ def test_a_huge_literal_is_answered_with_its_finding_past_the_precise_slots_boun
     reduced = [n for n in large.notes if is_precision_note(n)]
     assert len(reduced) == 1 and "constant keys or indices" in reduced[0].message
     assert not [n for n in small.notes if is_precision_note(n)]
+
+
+def shared_projection(reads: int, calls: int) -> tuple[AnalysisResult, int]:
+    """A helper whose ``reads`` format calls all read one attribute of its parameter (one
+    pending event each, all over ``cfg.t``), called ``calls`` times with a config holding a
+    capture tensor; and how often the analysis read an attribute."""
+    body = "".join(f'    print(f"{{cfg.t:.{i % 5}f}}")\n' for i in range(reads))
+    source = (
+        RUNTIME + "class Config:\n    def __init__(self, t):\n        self.t = t\n\n\n"
+        f"def report(cfg):\n{body}\n\n"
+        "cap = dispatch.Capture()\n"
+        + "report(Config(dispatch.placeholder((2,), device=cap)))\n" * calls
+    )
+    counted = [0]
+    original = program_module.FunctionRun.attribute
+
+    def attribute(self, obj, name, node):  # type: ignore[no-untyped-def]
+        counted[0] += 1
+        return original(self, obj, name, node)
+
+    program_module.FunctionRun.attribute = attribute  # type: ignore[method-assign]
+    try:
+        result = analyze([SourceFile("report.py", source.encode())])
+    finally:
+        program_module.FunctionRun.attribute = original  # type: ignore[method-assign]
+    return result, counted[0]
+
+
+def test_a_parameter_s_projection_is_read_once_per_call_however_many_events_hold_it() -> None:
+    (few, few_reads), (many, many_reads) = shared_projection(2, 4), shared_projection(40, 4)
+    assert few.errors == many.errors == ()
+    # every format call of the helper is judged at each call: DL003 at each call line
+    assert [rule for _, _, rule in findings(many)] == ["DL003"] * 4
+    assert len(findings(few)) == 4
+    assert not [n for n in many.notes if is_precision_note(n)]
+    # 38 more format calls: the helper's body, analysed a few times (5 here), reads `cfg.t`
+    # 38 more times in each; the 4 calls' substitutions read it once per call whatever the
+    # events holding it (when each event read it again: 38 * 9 more reads)
+    assert many_reads - few_reads <= 38 * 6

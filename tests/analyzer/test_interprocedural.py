@@ -305,6 +305,28 @@ CASES: dict[str, dict[str, str]] = {
     "device_factories_and_formatting": {"factories.py": 'from dispatch_lint import runtime as dispatch\n\n\ndef build(kind):\n    if kind == "export":\n        return dispatch.device("capture")\n    return dispatch.device("autodiff:numpy")\n\n\ndef run(kind):\n    dev = build(kind)\n    x = dispatch.ones((3,), device=dev)\n    if dispatch.is_capture(x):\n        prog = dispatch.export(x * 2.0)\n        return prog.run({})\n    loss = (x * x).sum()\n    loss.backward()\n    return loss.inner()\n\n\ndef fmt(t):\n    return f"{t.item():.3f}"\n\n\ndef main():\n    print(run("export"))\n    print(run("train"))\n    t = dispatch.placeholder(())\n    print(fmt(t))  # expect: DL003\n    print(fmt(dispatch.ones(())))\n    vals = {"a": dispatch.placeholder((2,)), "b": dispatch.ones((2,))}\n    for name, v in vals.items():\n        print(name, v.shape)\n    total = vals["b"].sum().item()\n    numbers = [float(v.sum()) for v in vals.values()]  # expect: DL003\n\n\nmain()\n'},
     "dataclass_contextmanager_generator_super_global": {"program.py": 'import contextlib\nfrom dataclasses import dataclass\nfrom dispatch_lint import runtime as dispatch\n\n\n@dataclass\nclass Config:\n    device: object = None\n    scale: float = 1.0\n\n\n@contextlib.contextmanager\ndef capturing():\n    dev = dispatch.Capture()\n    yield dev\n\n\ndef batches(n):\n    for i in range(n):\n        yield dispatch.placeholder((2,), name=f"b{i}")\n\n\nclass Base:\n    def __init__(self, device):\n        self.device = device\n        self.w = dispatch.ones((2,), device=device)\n\n\nclass Child(Base):\n    def __init__(self, device):\n        super().__init__(device)\n        self.b = dispatch.zeros((2,), device=device)\n\n    def out(self, x):\n        return x * self.w + self.b\n\n\nSTATE = None\n\n\ndef set_state():\n    global STATE\n    STATE = dispatch.placeholder((2,))\n\n\ndef main():\n    cfg = Config(device=dispatch.Capture())\n    x = dispatch.zeros((2,), device=cfg.device)\n    x.numpy()  # expect: DL003\n    with capturing() as dev:\n        y = dispatch.placeholder((2,), device=dev)\n    y.backward()  # expect: DL001\n    for b in batches(2):\n        b.tolist()  # expect: DL003\n    c = Child(dispatch.Autodiff(dispatch.NumPy()))\n    r = c.out(dispatch.ones((2,), device=dispatch.Autodiff(dispatch.NumPy())))\n    r.sum().backward()\n    c2 = Child(dispatch.Capture())\n    r2 = c2.out(dispatch.placeholder((2,), device=c2.device))\n    r2.sum().backward()  # expect: DL001\n    set_state()\n    STATE.item()  # expect: DL003\n    cfg2 = Config(dispatch.NumPy(), 2.0)\n    dispatch.ones((2,), device=cfg2.device).numpy()\n\n\nmain()\n'},
     "flags_decide_branches_and_two_parameter_ops": {"flags.py": 'from dispatch_lint import runtime as dispatch\n\n\ndef make_pair(export: bool):\n    if export:\n        cap = dispatch.Capture()\n        return dispatch.placeholder((3,), device=cap, name="x"), cap\n    return dispatch.tensor([1.0, 2.0, 3.0]), dispatch.NumPy()\n\n\ndef loss_fn(pred, target):\n    diff = pred - target\n    return (diff * diff).mean()\n\n\ndef evaluate(model_out, labels):\n    loss = loss_fn(model_out, labels)\n    return float(loss)\n\n\ndef main():\n    x, dev = make_pair(False)\n    labels = dispatch.ones((3,))\n    print(evaluate(x, labels))\n    xc, cdev = make_pair(True)\n    labels_c = labels.to_device(cdev)\n    print(evaluate(xc, labels_c))  # expect: DL003\n    print(evaluate(xc, labels))  # expect: DL008\n    ok = dispatch.replay(loss_fn(xc, labels_c), {"x": [1.0, 2.0, 3.0]})\n    print(ok.item())\n\n\nif __name__ == "__main__":\n    main()\n'},
+    "a_parameter_s_attribute_read_again_after_the_callee_stores_it": {
+        # the summary reads `holder.t` after a helper stores it: substituted at the call,
+        # the read sees what the replayed store wrote
+        "swap.py": RT + """
+            class Holder:
+                def __init__(self):
+                    self.t = dispatch.ones((2,))
+
+            def put(holder, t):
+                holder.t = t
+
+            def swap(holder, t):
+                print(holder.t.shape)
+                put(holder, t)
+                return holder.t
+
+            def main():
+                cap = dispatch.Capture()
+                h = Holder()
+                swap(h, dispatch.placeholder((2,), device=cap)).backward()  # expect: DL001
+        """,
+    },
     "model_passed_to_a_trainer": {
         "trainer.py": RT + """
             class MLP:

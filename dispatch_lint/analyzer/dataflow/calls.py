@@ -355,9 +355,12 @@ class CallModel:
                                initial=True if info.name in CONSTRUCTORS else None)
             else:
                 run.store_item(new_target, None, new_value)
+            subst.heap_changed()
         constructor = info.name in CONSTRUCTORS
         for slot, value, must in summary.view_out:
             run.replay_view(subst.slot(slot), subst.value(value), must, constructor)
+        if summary.view_out:
+            subst.heap_changed()
         if not summary.returns_normally:
             run.diverged = True
         ret = subst.value(summary.ret)
