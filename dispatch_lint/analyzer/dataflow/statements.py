@@ -58,8 +58,11 @@ class Statements:
             self.work += 1
             state = self.run_statement(stmt, state)
             if self.raised_at is stmt:
-                # JAX raises here on every path (a traced analysis found a sink it breaks)
+                # JAX raises here on every path (a traced analysis found a sink it breaks):
+                # what follows in the trace never runs, but the caller goes on as it will
+                # once the finding is fixed (its own findings after the call still count)
                 self.raised_at = None
+                self.returned = True
                 state = None
             if self.diverged:  # it called a function that always raises
                 self.diverged = False
