@@ -22,7 +22,6 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
-    Traced,
     Tup,
     Value,
     join_all,
@@ -82,16 +81,9 @@ class Containers:
 
     def expr_Subscript(self, node: cst.Subscript, state: State) -> Value:
         obj = self.eval(node.value, state)
-        keys: list[tuple[str, Value]] = []
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
-                keys.append(("index", self.eval(element.slice.value, state)))
-            elif self.program.traced and isinstance(element.slice, cst.Slice):
-                for bound in (element.slice.lower, element.slice.upper, element.slice.step):
-                    if bound is not None:
-                        keys.append(("slice", self.eval(bound, state)))
-        if self.program.traced:
-            self.check_subscript(node, obj, keys)
+                self.eval(element.slice.value, state)
         return self.item(obj, self.subscript_key(node, state), node)
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
@@ -101,7 +93,7 @@ class Containers:
 
     def item_of(self, atom: object, trace: Trace | None, key: object,
                 node: cst.CSTNode | None) -> Value:
-        if isinstance(atom, (Ten, Traced)):
+        if isinstance(atom, Ten):
             return Value.of(atom, trace)
         if isinstance(atom, Tup):
             if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
@@ -237,7 +229,7 @@ class Containers:
                         ) or Value.of(UNKNOWN)
 
     def elements_of(self, atom: object, trace: Trace | None) -> Value:
-        if isinstance(atom, (Ten, Traced)):
+        if isinstance(atom, Ten):
             return Value.of(atom, trace)
         if isinstance(atom, Tup):
             return join_all(atom.items)
