@@ -33,7 +33,8 @@ class RuleSpec:
     severity: str
     #: One line: what the static check flags.
     summary: str
-    #: The class in ``dispatch_lint.runtime.errors`` raised (or warned) at run time.
+    #: The class in ``dispatch_lint.runtime.errors`` raised (or warned) at run time; for a
+    #: rule only another framework's values break, that framework's own error (JAX's).
     runtime_error: str
     #: Every runtime message and every static message starts with this sentence.
     message: str
@@ -143,6 +144,17 @@ RULES: tuple[RuleSpec, ...] = (
         message="Tensors are on different devices",
         fix="move one operand with .to_device() first (real tensors may move onto a capture "
         "device as constants)",
+    ),
+    RuleSpec(
+        id="DL009",
+        name="capture-escape",
+        severity="error",
+        summary="a data-less value stored where it outlives its trace (JAX: a tracer in a "
+        "global or nonlocal name, or in an attribute or container from outside the trace)",
+        runtime_error="UnexpectedTracerError",
+        message="A traced value escapes its trace",
+        fix="return the value from the traced function instead of storing it (print or log "
+        "it with jax.debug.print / jax.debug.callback)",
     ),
 )
 

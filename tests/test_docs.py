@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -95,3 +96,47 @@ def test_readme_example_outputs_are_the_real_ones(
         argv, shown = _shown_run(command)
         main([*argv, "--no-cache"])
         assert capsys.readouterr().out == shown, command
+
+
+def readme_jax_example() -> str:
+    section = README.split("## JAX\n", 1)[1]
+    return re.search(r"```python\n(.+?)```", section, re.S).group(1)
+
+
+def test_readme_jax_example_is_twenty_lines_flagged_where_jax_stops() -> None:
+    from dispatch_lint import lint_source
+
+    example = readme_jax_example()
+    assert len(example.splitlines()) <= 20
+    found = [(d.line, d.rule) for d in lint_source(example, path="example_jax.py")]
+    lines = example.splitlines()
+    assert found == [(lines.index("    history.append(params)  # kept for a plot later") + 1,
+                      "DL009"),
+                     (lines.index("    return params - 0.1 * clip(grads, 1.0)") + 1, "DL003")]
+
+
+def test_readme_jax_example_raises_under_jax_at_the_flagged_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    example = tmp_path / "example_jax.py"
+    example.write_text(readme_jax_example(), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(example)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert done.returncode == 1
+    assert "TracerBoolConversionError" in done.stderr
+    assert 'example_jax.py", line 17, in step' in done.stderr
+
+
+def test_readme_jax_example_output_is_the_real_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dispatch_lint.analyzer.cli import main
+
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    (tmp_path / "example_jax.py").write_text(readme_jax_example(), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    argv, shown = _shown_run("example_jax.py")
+    main([*argv, "--no-cache"])
+    assert capsys.readouterr().out == shown

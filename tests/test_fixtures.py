@@ -7,7 +7,8 @@ A fixture is either one file ``fixtures/<topic>_<case>.py`` or a package folder
 
 Marks. A comment ``# expect: DL001`` marks a line a rule must flag; several ids are
 comma-separated (``# expect: DL008, DL001``) and the first one is the error the runtime raises
-on that line. A finding through a callee is marked on the call line in the caller. A comment
+on that line. Another comment may follow on the same line (the JAX fixtures name JAX's error
+there, ``# expect: DL003  # jax-error: TracerBoolConversionError``). A finding through a callee is marked on the call line in the caller. A comment
 ``# runtime: unreachable-marks`` among the first lines of the entry file says that ``main()``
 runs cleanly because every marked line is on a path it does not take. A comment
 ``# in-trace`` marks a line that the trace of one of the fixture's findings must pass through
@@ -34,6 +35,10 @@ A capture error's ``origin`` (where the capture tensor was born) must point into
 
 (c) The CLI run the README shows, ``dispatch-lint fixtures/``, reports exactly the union of the
 marks: package modules get their names from the folder layout and no fixture disturbs another.
+
+The JAX fixtures under ``fixtures/jax/`` (no ``__init__.py``: it is their import root, and it
+must never shadow ``jax``) follow the same conventions; (a), the traces and (c) cover them too,
+and ``tests/test_jax_fixtures.py`` runs them under real JAX instead of the runtime.
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ from dispatch_lint.analyzer.engine import SourceFile, analyze
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
-_EXPECT = re.compile(r"#\s*expect:\s*(DL\d{3}(?:\s*,\s*DL\d{3})*)\s*$")
+_EXPECT = re.compile(r"#\s*expect:\s*(DL\d{3}(?:\s*,\s*DL\d{3})*)\s*(?:#.*)?$")
 _IN_TRACE = re.compile(r"#\s*in-trace\s*$")
 _UNREACHABLE = "# runtime: unreachable-marks"
 #: How far down the entry file the ``# runtime:`` directive may sit (after the docstring).
@@ -72,8 +77,11 @@ _PRIVATE_PREFIX = "dispatch_lint_fixture_"
 
 #: Fixtures on which one side disagrees with DESIGN.md and the agreed semantics, keyed by
 #: (fixture name, "analyzer" | "runtime"). Each entry is a strict xfail: it must keep failing
-#: until the named side is fixed, and then the entry must go.
-KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {}
+#: until the named side is fixed, and then the entry must go. JAX fixtures are named
+#: ``jax/<name>``; their "runtime" is JAX itself.
+KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
+    # JAX fixtures that real JAX runs as marked, where the analyzer disagrees.
+}
 
 Mark = tuple[str, int]  # (path relative to the repo root, 1-based line)
 
@@ -86,10 +94,12 @@ class Fixture:
     files: tuple[Path, ...]
     entry: Path
     is_package: bool
+    #: The import root: the folder on sys.path when the fixture runs.
+    root: Path = FIXTURES
 
     def module_name(self, path: Path) -> str:
-        """The dotted name ``path`` is imported under when ``fixtures/`` is on sys.path."""
-        parts = list(path.relative_to(FIXTURES).with_suffix("").parts)
+        """The dotted name ``path`` is imported under when ``root`` is on sys.path."""
+        parts = list(path.relative_to(self.root).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         return ".".join(parts)
@@ -143,27 +153,35 @@ def read_marks(path: Path) -> dict[int, tuple[str, ...]]:
     return marks
 
 
-def discover() -> list[Fixture]:
+def discover(root: Path = FIXTURES, prefix: str = "") -> list[Fixture]:
+    """The fixtures whose import root is ``root``, named ``prefix`` + file stem or folder."""
     fixtures = []
-    for path in sorted(FIXTURES.iterdir()):
+    for path in sorted(root.iterdir()):
         if path.suffix == ".py":
-            fixtures.append(Fixture(path.stem, (path,), path, is_package=False))
+            fixtures.append(
+                Fixture(prefix + path.stem, (path,), path, is_package=False, root=root)
+            )
         elif path.is_dir() and (path / "__init__.py").exists():
             files = tuple(
                 sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
             )
             fixtures.append(
-                Fixture(path.name, files, path / "main.py", is_package=True)
+                Fixture(
+                    prefix + path.name, files, path / "main.py", is_package=True, root=root
+                )
             )
     return fixtures
 
 
+#: The dispatch runtime's fixtures (``fixtures/``).
 ALL_FIXTURES = discover()
+#: The JAX fixtures (``fixtures/jax/``), checked under JAX by tests/test_jax_fixtures.py.
+JAX_FIXTURES = discover(FIXTURES / "jax", prefix="jax/") if (FIXTURES / "jax").is_dir() else []
 
 
-def parametrize_for(side: str) -> Any:
+def parametrize_for(side: str, fixtures: list[Fixture] = ALL_FIXTURES) -> Any:
     params = []
-    for fixture in ALL_FIXTURES:
+    for fixture in fixtures:
         marks = []
         reason = KNOWN_DISAGREEMENTS.get((fixture.name, side))
         if reason is not None:
@@ -213,7 +231,7 @@ def test_marks_name_known_rules() -> None:
 
 
 def test_known_disagreements_name_real_fixtures() -> None:
-    names = {f.name for f in ALL_FIXTURES}
+    names = {f.name for f in [*ALL_FIXTURES, *JAX_FIXTURES]}
     for name, side in KNOWN_DISAGREEMENTS:
         assert name in names and side in ("analyzer", "runtime"), (name, side)
 
@@ -243,6 +261,11 @@ def source_files(fixture: Fixture) -> list[SourceFile]:
 
 @parametrize_for("analyzer")
 def test_analyzer_finds_exactly_the_marks(fixture: Fixture) -> None:
+    check_findings_equal_marks(fixture)
+
+
+def check_findings_equal_marks(fixture: Fixture) -> None:
+    """``analyze()`` on the fixture's files finds exactly its ``# expect:`` marks."""
     result = analyze(source_files(fixture))
     assert not result.errors, result.errors
     found = {(d.path, d.line, d.rule) for d in result.diagnostics}
@@ -281,7 +304,8 @@ def test_cli_on_the_whole_folder_reports_the_marks() -> None:
     assert run.returncode == 1, run.stderr
     report = json.loads(run.stdout)
     disputed = {name for name, side in KNOWN_DISAGREEMENTS if side == "analyzer"}
-    settled = [f for f in ALL_FIXTURES if f.name not in disputed]
+    everything = [*ALL_FIXTURES, *JAX_FIXTURES]
+    settled = [f for f in everything if f.name not in disputed]
     paths = {relative(p) for f in settled for p in f.files}
     found = {
         (d["path"], d["line"], d["rule"])
@@ -294,7 +318,7 @@ def test_cli_on_the_whole_folder_reports_the_marks() -> None:
         for (p, line), rs in f.marks.items()
         for rule in rs
     }
-    assert report["files"] == sum(len(f.files) for f in ALL_FIXTURES)
+    assert report["files"] == sum(len(f.files) for f in everything)
     assert found == expected, (
         f"missing:\n{describe(expected - found)}\nunexpected:\n{describe(found - expected)}"
     )
@@ -305,6 +329,11 @@ def test_cli_on_the_whole_folder_reports_the_marks() -> None:
 )
 def test_traces_show_the_path_through_callees(fixture: Fixture) -> None:
     """A finding reported at a call shows where the value was born and the callee's lines."""
+    check_traces_pass_the_marks(fixture)
+
+
+def check_traces_pass_the_marks(fixture: Fixture) -> None:
+    """Every ``# in-trace`` line of the fixture is a step of some finding's trace."""
     diagnostics = analyze(source_files(fixture)).diagnostics
     traced = {(step.path, step.line) for d in diagnostics for step in d.trace}
     missing = fixture.trace_marks - traced
@@ -368,10 +397,10 @@ def loaded(fixture: Fixture) -> Iterator[Callable[[], Callable[[], None]]]:
 
     def load() -> Callable[[], None]:
         if fixture.is_package:
-            sys.path.insert(0, str(FIXTURES))
-            module = importlib.import_module(f"{fixture.name}.main")
+            sys.path.insert(0, str(fixture.root))
+            module = importlib.import_module(fixture.module_name(fixture.entry))
         else:
-            name = f"{_PRIVATE_PREFIX}{fixture.name}"
+            name = f"{_PRIVATE_PREFIX}{fixture.module_name(fixture.entry)}"
             spec = importlib.util.spec_from_file_location(name, fixture.entry)
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)

@@ -334,15 +334,9 @@ def _analyze(
     ``links``), from ``cache`` when it holds the group's result, else analysed (in ``jobs``
     processes) and stored; sorted. ``progress`` is told how many named files are checked
     so far."""
-    needles = [b"dispatch_lint"]
-    if settings is not None:
-        names = (
-            *settings.sources,
-            *settings.sanitizers,
-            *(s.name for s in settings.sinks),
-        )
-        needles.extend(name.rsplit(".", 1)[-1].encode() for name in names)
-    groups = import_groups(files, links, needles)
+    from dispatch_lint.frameworks import prefilter_needles
+
+    groups = import_groups(files, links, prefilter_needles(settings))
     named = [sum(not f.context for f in group.files) for group in groups]
     results: list[GroupResult | None] = [None] * len(groups)
     keys: list[GroupKey] = []

@@ -48,6 +48,7 @@ _KEYS = (
     "per-file-ignores",
     "src",
     "follow-imports",
+    "frameworks",
     "sources",
     "sinks",
     "sanitizers",
@@ -306,12 +307,14 @@ def parse_table(
 
     sources, sanitizers = strings("sources"), strings("sanitizers")
     sinks = _parse_sinks(table.get("sinks", []), where)
+    frameworks = _parse_frameworks(table, where, strings)
     settings = None
-    if sources or sinks or sanitizers:
+    if sources or sinks or sanitizers or frameworks is not None:
         # The engine module is only needed for a user model; keep plain runs light.
         from dispatch_lint.analyzer.engine import AnalysisSettings
 
-        settings = AnalysisSettings(sources=sources, sinks=sinks, sanitizers=sanitizers)
+        settings = AnalysisSettings(sources=sources, sinks=sinks, sanitizers=sanitizers,
+                                    frameworks=frameworks)
     exclude = strings("exclude")
     for pattern in exclude:
         _check_pattern(pattern, where=f"{where}: exclude")
@@ -339,6 +342,23 @@ def parse_table(
         src=src,
         follow_imports=follow,
     )
+
+
+def _parse_frameworks(table: Mapping[str, Any], where: str,
+                      strings: Any) -> tuple[str, ...] | None:
+    """The ``frameworks`` the run uses (None: every framework the package knows)."""
+    if "frameworks" not in table:
+        return None
+    from dispatch_lint.frameworks import NAMES, unknown_names
+
+    names = strings("frameworks")
+    unknown = unknown_names(names)
+    if unknown:
+        raise ConfigError(
+            f"{where}: frameworks: unknown framework {unknown[0]!r}; allowed: "
+            f"{', '.join(NAMES)}"
+        )
+    return tuple(dict.fromkeys(names))
 
 
 def _check_pattern(pattern: str, where: str) -> None:

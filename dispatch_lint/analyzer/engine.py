@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import posixpath
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -29,7 +30,7 @@ from dispatch_lint.analyzer.diagnostics import (
     FileError,
     TraceStep,
 )
-from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
+from dispatch_lint.analyzer.events import SINK_TEXT, TRACED_BIRTH, Event, Hit
 from dispatch_lint.analyzer.fixes import plan_fix
 from dispatch_lint.analyzer.parse import (
     ParseFailure,
@@ -43,6 +44,7 @@ from dispatch_lint.analyzer.facts import FileInfo, Finding
 from dispatch_lint.analyzer.project import name_links
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
+from dispatch_lint.frameworks import enabled_models, prefilter_needles
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.rules.base import Rule
@@ -88,11 +90,13 @@ class SinkSpec:
 @dataclass(frozen=True)
 class AnalysisSettings:
     """The user-extensible model (``[tool.dispatch-lint]`` sources, sinks, sanitizers), by
-    qualified name."""
+    qualified name, and the ``frameworks`` whose models apply (None: every one the package
+    knows, :mod:`dispatch_lint.frameworks`)."""
 
     sources: tuple[str, ...] = ()
     sinks: tuple[SinkSpec, ...] = ()
     sanitizers: tuple[str, ...] = ()
+    frameworks: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,8 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
                                }))
 
     if parsed:
-        program = Program(parsed, user_model(settings), judge)
+        program = Program(parsed, user_model(settings), judge,
+                          enabled_models(settings.frameworks), sources)
         # The interpreter recurses along the tree; CPython accepts deeper expressions than the
         # default limit allows for (a long `a + b + ...` chain). Deeper still is a FileError.
         limit = sys.getrecursionlimit()
@@ -308,14 +313,13 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
                    settings: AnalysisSettings) -> list[SourceFile]:
     """The files that can take part in a dispatch flow, read as bytes only.
 
-    Seeds mention ``dispatch_lint`` or a name the user configured; then every file linked to
-    a relevant file by a resolved import (either way) is relevant too: a helper module may
-    hand out capture values, and a constants module may hold the device string a seed uses.
+    Seeds mention an enabled framework (``dispatch_lint``, ``jax``) or a name the user
+    configured; then every file linked to a relevant file by a resolved import (either way)
+    is relevant too: a helper module may hand out capture values, and a constants module may
+    hold the device string a seed uses.
     (A group of the import graph's connected parts keeps every file, or none.)
     """
-    needles = [b"dispatch_lint"]
-    for name in (*settings.sources, *settings.sanitizers, *(s.name for s in settings.sinks)):
-        needles.append(name.rsplit(".", 1)[-1].encode())
+    needles = prefilter_needles(settings)
     seeds = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
     if len(seeds) == len(files) or not seeds:
         return [files[i] for i in seeds]  # no links to follow
@@ -339,6 +343,10 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
 
 
 # ----------------------------------------------------------------------------- reports
+
+
+#: The step where a value enters a called function: "parameter `v` of `helper()`".
+_HELPER_PARAMETER = re.compile(r"parameter `[^`]+` of `([^`]+)\(\)`$")
 
 
 class Reporter:
@@ -403,7 +411,8 @@ class Reporter:
             steps = steps[:MAX_TRACE_STEPS // 4] + steps[-(MAX_TRACE_STEPS * 3 // 4):]
         trace = tuple(self.trace_step(s) for s in steps)
         origin = self.origin(trace, where[0])
-        headline = f"{spec.message}: {hit.what.replace(SINK_TEXT, self.message(event.sink))}"
+        headline = (f"{hit.message or spec.message}: "
+                    f"{hit.what.replace(SINK_TEXT, self.message(event.sink))}")
         if at is not None:
             sink = trace[-1]
             headline += f" (in {sink.path}, line {sink.line})"
@@ -422,6 +431,18 @@ class Reporter:
         """"`x` was born at line 12 from `dispatch.placeholder(...)`" for the first step."""
         if len(trace) < 2:
             return ""
+        if TRACED_BIRTH in trace[0].message:
+            # A tracer is born where its function is traced: say which parameter, or which
+            # traced function made it.
+            place = f"line {trace[0].line}"
+            if trace[0].path != self.files[file].path:
+                place += f" of {trace[0].path}"
+            origin = f"the tracer is {trace[0].message} ({place})"
+            helpers = [m.group(1) for m in map(_HELPER_PARAMETER.match,
+                                                (s.message for s in trace[1:])) if m]
+            if helpers:
+                origin += ", through " + " then ".join(f"`{h}()`" for h in helpers)
+            return origin
         # The tensor's birth says more than the birth of the device it was made on.
         first = next((i for i, s in enumerate(trace) if s.message.startswith("born from ")), 0)
         where = trace[first]

@@ -16,7 +16,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer.values import Step, Trace, Value
 
-__all__ = ["Event", "Hit"]
+__all__ = ["Event", "Hit", "SINK_TEXT", "TRACED_BIRTH"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,11 @@ class Event:
     ``read`` (the value read), ``autodiff_device`` (the wrapped device), ``binop`` (left,
     right), ``no_capture`` (the arguments), ``training`` (a value inside
     ``guards.training()``), ``ensure_not_capture`` (the value the guard checks),
-    ``user_sink`` (the argument; ``rule`` names the rule).
+    ``user_sink`` (the argument; ``rule`` names the rule), and for traced frameworks
+    ``concretize`` (a value that must be concrete; ``detail`` names the sink of the
+    framework's model), ``subscript`` (the indexed object, the index or slice bound;
+    ``detail`` is ``index`` or ``slice``) and ``escape`` (a value stored where it outlives
+    its trace).
     ``detail`` names the operation as the user wrote it (``.backward()``, ``+``).
     ``file``/``node`` is where the finding is reported: the sink itself, or the outermost
     call that passed the value in. ``sink`` is the last trace step, in the callee's file.
@@ -49,6 +53,11 @@ class Event:
 SINK_TEXT = "{sink}"
 
 
+#: Every step where a traced value is born says this ("parameter `x` of `f()`, traced by
+#: `jax.jit`"): the reporter words the origin of such a finding from that step.
+TRACED_BIRTH = ", traced by `"
+
+
 @dataclass(frozen=True)
 class Hit:
     """A rule's verdict on one event: the offending atom(s), the trace that explains them
@@ -58,5 +67,9 @@ class Hit:
     culprits: tuple[object, ...]
     trace: Trace | None
     what: str
-    #: what to do, when it is not the rule's fix of the catalog (a guard's finding)
+    #: what to do, when it is not the rule's fix of the catalog (a guard's finding, or the
+    #: framework model's fix for its sink)
     help: str = ""
+    #: the sentence the message starts with, when not the catalog's (a finding on another
+    #: framework's values: its model words it)
+    message: str = ""

@@ -56,6 +56,9 @@ class FuncInfo:
     nested: bool = False
     no_capture: bool = False
     defaults: dict[int, Value] = field(default_factory=dict)
+    #: the transforms its decorators apply (``@jax.jit``), innermost first: every call of
+    #: the function traces it
+    transforms: tuple[object, ...] = ()
 
 
 @dataclass

@@ -722,8 +722,8 @@ def import_groups(files: Sequence[FileToCheck], links: Iterable[tuple[int, int]]
     apart finds what checking them together finds, and parts that do not import each other
     can be checked in parallel.
 
-    A group is ``seeded`` when a file in it mentions one of ``needles`` (``dispatch_lint``
-    or a name the user configured): only those need the data-flow analysis. An unseeded
+    A group is ``seeded`` when a file in it mentions one of ``needles`` (an enabled
+    framework's module, ``dispatch_lint`` or ``jax``, or a name the user configured): only those need the data-flow analysis. An unseeded
     group keeps its named files only (their syntax is checked; context files have nothing
     to report).
     """

@@ -19,18 +19,21 @@ from dispatch_lint.analyzer.bounds import MAX_INSTANCE_SITES
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
+    AMBIENT,
     EMPTY,
     UNKNOWN,
     Box,
     Closure,
     Dev,
     Inst,
+    PartialCall,
     Site,
     Step,
     Str,
     Sym,
     Ten,
     Trace,
+    TracedFunction,
     Tup,
     Value,
     join_all,
@@ -66,6 +69,8 @@ class Caller(Protocol):
     def as_device(self, value: Value, node: cst.CSTNode) -> Value: ...
 
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value: ...
+
+    def traced_part(self, value: Value) -> Value: ...
 
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value: ...
@@ -167,6 +172,13 @@ class Substitution:
             captured = tuple((n, self.value(v)) for n, v in atom.captured)
             return Value.of(self.run.limited(Closure(atom.key, captured, atom.no_capture)),
                             trace)
+        if isinstance(atom, TracedFunction):
+            return Value.of(TracedFunction(self.value(atom.func), atom.chain), trace)
+        if isinstance(atom, PartialCall):
+            return Value.of(PartialCall(self.value(atom.func),
+                                        tuple(self.value(v) for v in atom.args),
+                                        tuple((k, self.value(v)) for k, v in atom.kwargs)),
+                            trace)
         if isinstance(atom, (Dev, Ten)):
             return Value.of(self.resite(atom), trace)
         if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by:
@@ -216,12 +228,16 @@ class Substitution:
     def project_symbol(self, atom: Sym) -> Value:
         """What the caller's argument for ``atom``'s parameter is through its projections."""
         arg = self.bound.get(atom.param, Value.of(UNKNOWN))
-        param = self.info.params[atom.param].name if atom.param < len(self.info.params) else "?"
-        passed = Step(self.run.file, self.node, "passed to `{code}` as `" + param + "`",
-                      self.run.anchor)
-        value = Value({
-            a: (t.then(passed) if t is not None else None) for a, t in arg.items()
-        })
+        if atom.param == AMBIENT:
+            value = arg  # the trace the caller runs in: nothing is passed
+        else:
+            param = self.info.params[atom.param].name if atom.param < len(
+                self.info.params) else "?"
+            passed = Step(self.run.file, self.node, "passed to `{code}` as `" + param + "`",
+                          self.run.anchor)
+            value = Value({
+                a: (t.then(passed) if t is not None else None) for a, t in arg.items()
+            })
         run = self.run
         for proj in atom.proj:
             if isinstance(proj, tuple) and proj[0] == "with":
@@ -250,6 +266,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
             for atom, trace in value.items() for p_atom, p_trace in partner.items()
         )
         return out or Value.of(UNKNOWN)
+    if proj == "traced":
+        return run.traced_part(value) or Value.of(UNKNOWN)
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":

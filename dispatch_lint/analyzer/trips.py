@@ -3,9 +3,10 @@
 With ``DISPATCH_LINT_TRIPS=FILE`` set, every runtime guard that fires appends one JSON line
 ``{"rule", "file", "line", "column", "end_line", "end_column", "origin"}`` naming the user's
 code that broke the rule (the columns, 1-based, are there when Python says them: 3.11 and
-later). A static
-finding at the same file, line and rule is confirmed by the run; a trip no static finding
-matches is reported as a finding of its rule that only the run saw.
+later); JAX's tracer errors add ``"framework": "jax"`` and ``"error"``, JAX's class name
+(:mod:`dispatch_lint.runtime.trips` writes them). A static finding at the same file, line and
+rule is confirmed by the run; a trip no static finding matches is reported as a finding of its
+rule that only the run saw.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, TraceStep
 from dispatch_lint.catalog import RULES_BY_ID
+from dispatch_lint.frameworks import NAMES, get_model
 
 __all__ = [
     "CONFIRMED",
@@ -42,7 +44,8 @@ class TripsError(Exception):
 class Trip:
     """One guard that fired at run time: ``rule`` at ``file``:``line`` (an absolute or
     working-folder-relative path), for a capture tensor born at ``origin_file``:``origin_line``
-    when the runtime knew it."""
+    when the runtime knew it. A JAX trip has ``framework`` "jax", the name of the ``error``
+    JAX raised, and as its origin the function JAX was tracing."""
 
     rule: str
     file: str
@@ -54,6 +57,8 @@ class Trip:
     end_line: int | None = None
     end_column: int | None = None
     origin_column: int | None = None
+    framework: str = "dispatch"
+    error: str | None = None
 
 
 def _origin(origin: object) -> tuple[str | None, int | None, int | None]:
@@ -102,6 +107,8 @@ def read_trips(path: Path) -> tuple[tuple[Trip, ...], int]:
                 end_line=_number(record.get("end_line")),
                 end_column=_number(record.get("end_column")),
                 origin_column=origin_column,
+                framework=str(record.get("framework") or "dispatch"),
+                error=str(record["error"]) if record.get("error") else None,
             )
         except (ValueError, KeyError, TypeError):
             malformed += 1
@@ -172,6 +179,8 @@ def merge_trips(
         steps = []
         origin = next((t for t in seen if t.origin_file is not None), None)
         if origin is not None and origin.origin_file is not None:
+            born = ("the function JAX was tracing" if origin.framework == "jax"
+                    else f"the {spec.origin} was created")
             origin_shown = checked.get(os.path.realpath(origin.origin_file))
             if origin_shown is not None and origin.origin_line is not None:
                 steps.append(
@@ -179,20 +188,18 @@ def merge_trips(
                         origin_shown,
                         origin.origin_line,
                         origin.origin_column or 1,
-                        f"the {spec.origin} was created here (seen at run time)",
+                        f"{born} here (seen at run time)",
                     )
                 )
             else:
                 where = origin.origin_file
                 if origin.origin_line is not None:
                     where += f":{origin.origin_line}"
-                steps.append(
-                    TraceStep(
-                        shown, line, column, f"the {spec.origin} was created at {where}"
-                    )
-                )
+                steps.append(TraceStep(shown, line, column, f"{born} at {where}"))
         steps.append(TraceStep(shown, line, column, RUNTIME_ONLY))
-        headline = f"{spec.message} (raised at run time: {spec.runtime_error})"
+        raised = next((t.error for t in seen if t.error), None) or spec.runtime_error
+        sentence, advice = _words(spec.id, seen[0].framework, raised)
+        headline = f"{sentence} (raised at run time: {raised})"
         merged.append(
             Diagnostic(
                 path=shown,
@@ -201,12 +208,31 @@ def merge_trips(
                 rule=spec.id,
                 name=spec.name,
                 severity=spec.severity,
-                message=f"{headline}. Fix: {spec.fix} ({spec.id} {spec.name}).",
+                message=f"{headline}. Fix: {advice} ({spec.id} {spec.name}).",
                 end_line=end_line,
                 end_column=end_column,
                 trace=tuple(steps),
                 headline=headline,
-                help=spec.fix,
+                help=advice,
             )
         )
     return tuple(sorted(merged))
+
+
+def _words(rule_id: str, framework: str, raised: str) -> tuple[str, str]:
+    """The first sentence and the fix of a finding of ``rule_id`` on ``framework``'s values
+    that raised ``raised``: the catalog's, unless they speak of another framework's values
+    (DL003's speak of capture tensors). Then the sentence is the model's and the fix that of
+    its sinks raising ``raised``, or of its first sink of the rule when those disagree (JAX
+    raises a plain TypeError for format specs and for traced shapes alike)."""
+    spec = RULES_BY_ID[rule_id]
+    if rule_id != "DL003" or framework == "dispatch" or framework not in NAMES:
+        return spec.message, spec.fix
+    model = get_model(framework)
+    sinks = [sink for sink in model.sinks.values() if sink.rule == rule_id]
+    fixes = {s.fix for s in sinks if s.error.split(" ", 1)[0] == raised}
+    if len(fixes) == 1:
+        fix = fixes.pop()
+    else:
+        fix = sinks[0].fix if sinks else spec.fix
+    return model.message or spec.message, fix

@@ -19,6 +19,7 @@ import libcst as cst
 from dispatch_lint.analyzer.bounds import MAX_NESTED_SIZE, MAX_NESTING, MAX_REWRAPS
 
 __all__ = [
+    "AMBIENT",
     "EMPTY",
     "UNKNOWN",
     "Atom",
@@ -27,6 +28,7 @@ __all__ = [
     "Cls",
     "Dev",
     "Inst",
+    "PartialCall",
     "ProgramAtom",
     "Ref",
     "Site",
@@ -36,6 +38,9 @@ __all__ = [
     "Sym",
     "Ten",
     "Trace",
+    "TraceTransform",
+    "Traced",
+    "TracedFunction",
     "Tup",
     "Unknown",
     "Value",
@@ -44,6 +49,7 @@ __all__ = [
     "devices_clash",
     "has_tensor",
     "is_tensorish",
+    "is_traced",
     "join_all",
     "limit_nesting",
     "site_owners",
@@ -137,6 +143,11 @@ class Sym:
     real: bool = False
     #: key of the function whose parameter this is (closures see their outer function's)
     owner: object = None
+
+
+#: The parameter index of "the trace the caller runs in": a summary's JAX results are tracers
+#: exactly when its caller runs inside a trace (see :mod:`.dataflow.traces`).
+AMBIENT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -250,6 +261,58 @@ class Box:
 
 
 @dataclass(frozen=True)
+class Traced:
+    """A data-less value of a traced framework (a JAX tracer): a traced parameter, or what a
+    trace computed. ``kind`` is ``abstract`` (no value at all) or ``concrete`` (its value is
+    known while it is traced: JAX under ``grad`` alone), see :mod:`dispatch_lint.frameworks`.
+    ``trace`` is the key of the traced function it belongs to; ``origin`` is ``param`` for a
+    traced parameter and what is computed from it, ``op`` for what the framework made inside
+    the trace from other values (``jnp.zeros(3)`` under ``jit``)."""
+
+    framework: str
+    kind: str
+    trace: object
+    origin: str = "param"
+
+
+@dataclass(frozen=True)
+class HostArray:
+    """A concrete array of another library inside a trace (NumPy's ``np.indices(shape)``):
+    indexing it with a tracer converts the tracer, which a traced framework refuses."""
+
+
+HOST_ARRAY = HostArray()
+
+
+@dataclass(frozen=True)
+class TraceTransform:
+    """A function transform as a value (``jax.jit``, or ``functools.partial(jax.jit,
+    static_argnums=1)``): ``options`` are the literal options it was given."""
+
+    framework: str
+    qualname: str
+    options: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class TracedFunction:
+    """A function under transforms (``jax.jit(f)``): calling it traces ``func``. ``chain``
+    holds the transforms, innermost first."""
+
+    func: Value
+    chain: tuple[TraceTransform, ...]
+
+
+@dataclass(frozen=True)
+class PartialCall:
+    """``functools.partial(func, *args, **kwargs)``: a call with arguments fixed in advance."""
+
+    func: Value
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
 class ProgramAtom:
     """An exported program (``dispatch.export``): its ``run`` results are real tensors."""
 
@@ -261,7 +324,8 @@ class Unknown:
 
 UNKNOWN = Unknown()
 
-Atom = Union[Dev, Ten, Sym, Str, Const, Ref, Inst, Cls, Closure, Tup, Box, ProgramAtom, Unknown]
+Atom = Union[Dev, Ten, Sym, Str, Const, Ref, Inst, Cls, Closure, Tup, Box, ProgramAtom, Unknown,
+             Traced, TraceTransform, TracedFunction, PartialCall]
 
 
 # ------------------------------------------------------------------------------------- traces
@@ -434,7 +498,7 @@ MAX_ATOMS = 48
 
 
 #: The atoms a widened value keeps (beside UNKNOWN).
-_KEPT = (Dev, Ten, Sym)
+_KEPT = (Dev, Ten, Sym, Traced)
 
 
 def _widen(atoms: dict[Any, Trace | None]) -> dict[Any, Trace | None]:
@@ -611,11 +675,16 @@ def join_all(values: Iterable[Value]) -> Value:
 
 
 def is_tensorish(atom: object) -> bool:
-    return isinstance(atom, (Ten, Sym))
+    """A tensor, a tracer, or a parameter that may be either."""
+    return isinstance(atom, (Ten, Sym, Traced))
 
 
 def has_tensor(value: Value) -> bool:
-    return any(isinstance(a, (Ten, Sym)) for a in value)
+    return any(isinstance(a, (Ten, Sym, Traced)) for a in value)
+
+
+def is_traced(atom: object) -> bool:
+    return isinstance(atom, Traced)
 
 
 def narrow_not_capture(value: Value) -> Value:

@@ -12,6 +12,7 @@ from dispatch_lint.rules.backward_requires_autodiff import BackwardRequiresAutod
 from dispatch_lint.rules.base import Rule
 from dispatch_lint.rules.capture_backward import CaptureBackward
 from dispatch_lint.rules.capture_data_read import CaptureDataRead
+from dispatch_lint.rules.capture_escape import CaptureEscape
 from dispatch_lint.rules.capture_to_device import CaptureToDevice
 from dispatch_lint.rules.mixed_device_op import MixedDeviceOp
 from dispatch_lint.rules.nested_autodiff import NestedAutodiff
@@ -29,6 +30,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BackwardRequiresAutodiff,
     AutodiffMixedMove,
     MixedDeviceOp,
+    CaptureEscape,
 )
 
 RULES_BY_ID: dict[str, type[Rule]] = {r.spec.id: r for r in ALL_RULES}

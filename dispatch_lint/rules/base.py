@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
-from dispatch_lint.analyzer.values import Dev, Ten, Trace, Value
+from dispatch_lint.analyzer.values import Dev, Ten, Trace, Traced, Tup, Value
 from dispatch_lint.catalog import RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.fixes import FixSite, Replacement
 
-__all__ = ["Rule", "capture_tensors", "trace_to_sink"]
+__all__ = ["Rule", "capture_tensors", "trace_to_sink", "traced_hit", "tracers"]
 
 
 class Rule:
@@ -50,6 +50,49 @@ class Rule:
             for atom, trace in capture_tensors(event.values[0]):
                 yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
                           f"a capture tensor is {SINK_TEXT}")
+            for atom, trace in tracers(event.values[0]):
+                from dispatch_lint.frameworks import get_model
+
+                # the catalog's sentence names the dispatch runtime's values: the tracer's
+                # framework words the finding
+                yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
+                          f"a traced value is {SINK_TEXT}",
+                          message=get_model(atom.framework).message)
+                return
+
+
+def tracers(value: Value) -> Iterator[tuple[Traced, Trace | None]]:
+    """The traced values (JAX tracers) in ``value`` and in its tuples: traced parameters and
+    what was computed from them first, then what a trace made from other values."""
+    found: list[tuple[Traced, Trace | None]] = []
+    pending: list[tuple[Value, int]] = [(value, 0)]
+    while pending:
+        current, depth = pending.pop()
+        for atom, trace in current.items():
+            if isinstance(atom, Traced):
+                found.append((atom, trace))
+            elif isinstance(atom, Tup) and depth < 3:
+                pending.extend((item, depth + 1) for item in atom.items)
+    found.sort(key=lambda pair: pair[0].origin != "param")
+    return iter(found)
+
+
+def traced_hit(rule_id: str, event: Event, value: Value, operation: str,
+               what: str) -> Hit | None:
+    """The hit for the first tracer in ``value`` that the sink ``operation`` of its
+    framework's model breaks on (None when there is none): ``what`` may say ``{error}``."""
+    from dispatch_lint.frameworks import get_model
+
+    for atom, trace in tracers(value):
+        model = get_model(atom.framework)
+        sink = model.sink(operation)
+        if sink is None or sink.rule != rule_id or atom.kind not in sink.breaks:
+            continue
+        own = rule_id == "DL003"  # the catalog's DL003 sentence is the dispatch runtime's
+        return Hit(rule_id, (atom,), trace_to_sink(trace, event),
+                   what.replace("{error}", sink.error),
+                   message=model.message if own else "", help=sink.fix if own else "")
+    return None
 
 
 def capture_tensors(value: Value) -> Iterator[tuple[Ten, Trace | None]]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dispatch_lint.analyzer.events import SINK_TEXT, Event, Hit
+from dispatch_lint.analyzer.values import Box, HostArray, Str, Traced, Tup, Value
 from dispatch_lint.catalog import rule
-from dispatch_lint.rules.base import Rule, capture_tensors, trace_to_sink
+from dispatch_lint.rules.base import Rule, capture_tensors, trace_to_sink, traced_hit
 
 
 class CaptureDataRead(Rule):
@@ -28,7 +29,7 @@ class CaptureDataRead(Rule):
     """
 
     spec = rule("DL003")
-    events = frozenset({"read", "user_sink"})
+    events = frozenset({"read", "user_sink", "concretize", "subscript"})
     VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "x = dispatch.placeholder((3,), name='x')\n"
@@ -63,9 +64,34 @@ class CaptureDataRead(Rule):
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:
         yield from cls.user_sink_hits(event)
-        if event.kind != "read":
+        if event.kind == "read":
+            for atom, trace in capture_tensors(event.values[0]):
+                yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
+                          f"a value that may be a capture tensor is {SINK_TEXT}")
+                return
+        if event.kind in ("read", "concretize"):
+            hit = traced_hit(cls.spec.id, event, event.values[0], event.detail, _TRACED_WHAT)
+        elif event.kind == "subscript":
+            hit = traced_hit(cls.spec.id, event, event.values[1],
+                             _subscript_sink(event.values[0], event.detail), _TRACED_WHAT)
+        else:
             return
-        for atom, trace in capture_tensors(event.values[0]):
-            yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
-                      f"a value that may be a capture tensor is {SINK_TEXT}")
-            return
+        if hit is not None:
+            yield hit
+
+
+#: What a finding on a tracer says (``{error}``: the framework's error).
+_TRACED_WHAT = f"a tracer is {SINK_TEXT}, which raises {{error}}"
+
+
+def _subscript_sink(indexed: Value, detail: str) -> str:
+    """A tracer as an index is a sink on a Python list, tuple or string (it needs an int) and
+    on a NumPy array (which converts it; its slice bounds need ints); as a slice bound, on a traced array too."""
+    if any(isinstance(a, HostArray) for a in indexed):
+        return "numpy" if detail == "index" else "index"  # a slice bound needs an int
+    if any(isinstance(a, (Tup, Str)) or (isinstance(a, Box) and a.kind == "list")
+           for a in indexed):
+        return "index"
+    if detail == "slice" and any(isinstance(a, Traced) for a in indexed):
+        return "slice"
+    return ""

@@ -16,7 +16,7 @@ Importing this package never imports the linter (libcst, rich): it is meant for 
 
 # No ``from __future__ import annotations`` here: it would bind ``annotations`` in the
 # package, and ``dir(dispatch)`` would list it beside the API.
-from dispatch_lint.runtime import errors, guards
+from dispatch_lint.runtime import errors, guards, trips
 from dispatch_lint.runtime.autodiff import Gradients
 from dispatch_lint.runtime.capture import Program, export, replay
 from dispatch_lint.runtime.devices import (
@@ -52,6 +52,10 @@ from dispatch_lint.runtime.tensor import (
     transpose,
     zeros,
 )
+
+# With a trip log asked for, the JAX tracer error that ends a script or a thread is logged too.
+if trips.enabled():
+    trips.install_exception_hooks()
 
 __all__ = [
     "Autodiff",

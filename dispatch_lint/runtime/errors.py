@@ -6,8 +6,6 @@ that the runtime, the static rules and the docs can never drift apart.
 
 from __future__ import annotations
 
-import itertools
-import json
 import linecache
 import os
 import sys
@@ -16,6 +14,7 @@ from typing import NamedTuple
 
 from dispatch_lint.catalog import GUARD_FIX, RuleSpec
 from dispatch_lint.catalog import rule as catalog_rule
+from dispatch_lint.runtime import trips
 
 __all__ = [
     "ERRORS_BY_RULE",
@@ -206,14 +205,10 @@ ERRORS_BY_RULE: dict[str, type[DispatchError]] = {
     )
 }
 
-# DISPATCH_LINT_TRIPS=FILE: every guard error appends one JSON line to FILE, so that a test
-# harness can compare what really happened at run time with what the analyzer predicted.
-_TRIPS_ENV = "DISPATCH_LINT_TRIPS"
-
 
 def _record_trip(rule_id: str, origin: Origin | None) -> None:
-    path = os.environ.get(_TRIPS_ENV)
-    if not path:
+    """One line in the trip log (DISPATCH_LINT_TRIPS), at the user's line that broke the rule."""
+    if not trips.enabled():
         return
     sink = _user_frame(sys._getframe(1))
     entry: dict[str, object] = {
@@ -230,38 +225,13 @@ def _record_trip(rule_id: str, origin: Origin | None) -> None:
             entry["origin"]["column"] = column  # type: ignore[index]
     else:
         entry["origin"] = None
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
-    except OSError:
-        # The trip log is a diagnostic aid; failing to write it must not mask the real error.
-        pass
+    trips.append(entry)
 
 
 def _columns(frame: FrameType) -> dict[str, int]:
     """Where in its line the user's frame is running: the expression of the instruction
-    that called into the runtime (``column``, ``end_line``, ``end_column``: 1-based, in
-    characters, the end exclusive). Empty when Python does not say (before 3.11)."""
-    positions = getattr(frame.f_code, "co_positions", None)
-    if positions is None or frame.f_lasti < 0:
-        return {}
-    # One position per 2-byte code unit; f_lasti is the byte offset of the instruction.
-    here = next(itertools.islice(positions(), frame.f_lasti // 2, None), None)
-    if here is None or None in here or here[0] != frame.f_lineno:
-        return {}
-    line, end_line, column, end_column = here
-    file = frame.f_code.co_filename
-    return {
-        "column": _characters(file, line, column) + 1,
-        "end_line": end_line,
-        "end_column": _characters(file, end_line, end_column) + 1,
-    }
-
-
-def _characters(file: str, line: int, byte_offset: int) -> int:
-    """A UTF-8 byte offset into ``line`` of ``file`` as a count of characters."""
-    text = linecache.getline(file, line)
-    return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+    that called into the runtime (see :func:`trips.columns`)."""
+    return trips.columns(frame.f_code, frame.f_lasti, frame.f_lineno)
 
 
 def _first_column(file: str, line: int) -> int | None:

@@ -280,7 +280,7 @@ def test_unknown_rule_on_the_command_line(folder: Path) -> None:
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
         "dispatch-lint: error: --ignore: unknown rule selector 'DL042'; allowed: a rule id "
-        "(DL000..DL008) or a prefix of one (DL, DL00)\n"
+        "(DL000..DL009) or a prefix of one (DL, DL00)\n"
     )
 
 

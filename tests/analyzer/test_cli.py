@@ -300,7 +300,7 @@ def test_broken_config_is_one_line_exit_two(
     assert err == (
         f"dispatch-lint: error: {project / 'pyproject.toml'}: [tool.dispatch-lint]: unknown key "
         "'selcet'; allowed keys: select, ignore, extend-select, exclude, per-file-ignores, "
-        "src, follow-imports, sources, sinks, sanitizers\n"
+        "src, follow-imports, frameworks, sources, sinks, sanitizers\n"
     )
 
 

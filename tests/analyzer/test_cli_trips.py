@@ -158,6 +158,38 @@ def test_suppressions_apply_to_what_only_the_run_saw(
     assert capsys.readouterr().out == "All checks passed (1 file checked).\n"
 
 
+def test_a_jax_trip_only_the_run_saw_names_jaxs_error_and_the_traced_function(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `convert` is unknown to the static analysis: only the run saw it read the tracer.
+    (project / "step.py").write_text(
+        "import jax\nfrom host import convert\n\n@jax.jit\ndef step(x):\n    return convert(x)\n"
+    )
+    trips = _trips(
+        project / "t.jsonl",
+        {
+            "rule": "DL003",
+            "file": str(project / "step.py"),
+            "line": 6,
+            "origin": {"file": str(project / "step.py"), "line": 4},
+            "framework": "jax",
+            "error": "ConcretizationTypeError",
+        },
+    )
+    code, document, _ = _json(capsys, "--trips", str(trips), "step.py")
+    assert code == 1
+    (finding,) = document["diagnostics"]
+    assert (finding["line"], finding["rule"]) == (6, "DL003")
+    assert finding["message"].startswith(
+        "JAX tracers hold no concrete value (raised at run time: ConcretizationTypeError). "
+        "Fix: keep it a JAX array"
+    )
+    assert [(s["line"], s["message"]) for s in finding["trace"]] == [
+        (4, "the function JAX was tracing here (seen at run time)"),
+        (6, RUNTIME_ONLY),
+    ]
+
+
 def test_a_finding_only_the_run_saw_has_its_caret_where_the_run_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,7 +16,7 @@ from dispatch_lint.analyzer.config import (
 )
 from dispatch_lint.analyzer.engine import SinkSpec
 
-ALL = frozenset(f"DL00{i}" for i in range(9))
+ALL = frozenset(f"DL00{i}" for i in range(10))
 
 
 def _pyproject(folder: Path, body: str) -> Path:

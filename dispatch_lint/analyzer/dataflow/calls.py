@@ -21,8 +21,9 @@ from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
-from dispatch_lint.analyzer.summaries import Substitution, project
+from dispatch_lint.analyzer.summaries import Substitution, Summary, project
 from dispatch_lint.analyzer.values import (
+    AMBIENT,
     EMPTY,
     UNKNOWN,
     Box,
@@ -31,6 +32,7 @@ from dispatch_lint.analyzer.values import (
     Const,
     Dev,
     Inst,
+    PartialCall,
     ProgramAtom,
     Ref,
     Step,
@@ -38,6 +40,9 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    Traced,
+    TracedFunction,
+    TraceTransform,
     Tup,
     Value,
     is_tensorish,
@@ -86,6 +91,19 @@ class Calls:
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
         out = EMPTY
         tensors = receiver.filter(is_tensorish)
+        if tensors and self.program.traced:
+            out = out.join(self.traced_method(tensors, name, args, kwargs, node))
+            tensors = tensors.filter(lambda a: not isinstance(a, Traced))
+        if name in CONTAINER_MUTATORS and self.program.traced and any(
+                isinstance(a, Box) or isinstance(a, Sym) and self.trace is not None
+                for a in receiver):
+            added = self.added_by(name, args, node).join(join_all(kwargs.values()))
+            # only a container stores what `.update(...)` is given: an object's own method of
+            # that name (an optimizer's) is analysed as the call it is, below
+            containers = receiver.filter(lambda a: isinstance(a, (Box, Sym)))
+            kept = self.note_store(containers, added, node, "`{code}`", hashed=name == "add")
+            if kept is not added and args and name not in ("extend", "update"):
+                args = (*args[:-1], kept)
         if name in CONTAINER_MUTATORS:
             # A parameter may be a container the caller owns: replay the write at each call.
             for atom, trace in tensors.items():
@@ -100,7 +118,7 @@ class Calls:
                 if objects:
                     out = out.join(self.call_attribute(objects, name, args, kwargs, node))
                 continue
-            if isinstance(atom, Ten):
+            if isinstance(atom, (Ten, Traced)):
                 continue
             if isinstance(atom, Ref):
                 out = out.join(self.call_value(self.attribute_of(atom, trace, name, node),
@@ -169,6 +187,14 @@ class Calls:
             objects = self.objects_of(atom, node)
             if objects:
                 return self.call_value(objects, args, kwargs, node)
+        if isinstance(atom, TracedFunction):
+            return program.call_traced_function(self, atom, args, kwargs, node)
+        if isinstance(atom, TraceTransform):
+            return self.apply_transform(atom, args, kwargs, node)
+        if isinstance(atom, PartialCall):
+            fixed_kwargs = dict(atom.kwargs)
+            fixed_kwargs.update(kwargs)
+            return self.call_value(atom.func, (*atom.args, *args), fixed_kwargs, node)
         return Value.of(UNKNOWN)
 
     def objects_of(self, atom: Sym, node: cst.CSTNode) -> Value:
@@ -185,9 +211,12 @@ class CallModel:
 
     def apply(self, info: FuncInfo, run: FunctionRun, receiver: Value | None,
               args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
-              closure: Closure | None = None) -> Value:
+              closure: Closure | None = None, chain: tuple[object, ...] = (),
+              offset: int = 0, fixed_names: frozenset[str] = frozenset()) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed.
+        ``chain``: transforms around the function (``jax.jit(f)``), whose options count
+        parameters from ``offset`` (see :mod:`.traces`).
         Past MAX_UNIT_WORK in one run, a call is unknown (and said to be)."""
         if run.work > MAX_UNIT_WORK:
             run.reduced(WORK_REDUCED)
@@ -198,13 +227,30 @@ class CallModel:
             receivers = [a for a in receiver if isinstance(a, (Inst, Cls))]
             if len(receivers) > 1:
                 return join_all(
-                    self.apply(info, run, Value.of(r), args, kwargs, node, closure)
+                    self.apply(info, run, Value.of(r), args, kwargs, node, closure, chain,
+                               offset, fixed_names)
                     for r in receivers
                 )
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
                 self_cls = receivers[0]
         bound = self._bind(info, run, node, receiver, args, kwargs)
+        if self.traced:
+            if info.transforms or chain:
+                passed = self.passed_parameters(info, receiver, args, kwargs)
+                return self.apply_traced(info, run, bound, node, closure, self_cls,
+                                         info.transforms + chain,  # type: ignore[arg-type]
+                                         offset if chain else 0, passed, fixed_names)
+            ambient = run.ambient()
+            if ambient:
+                bound[AMBIENT] = ambient
         summary = self.summary(info, closure, self_cls, self._context(info, bound))
+        return self.instantiate_summary(info, run, summary, bound, node, closure)
+
+    def instantiate_summary(self, info: FuncInfo, run: FunctionRun, summary: Summary,
+                            bound: dict[int, Value], node: cst.CSTNode,
+                            closure: Closure | None = None, traced: bool = False) -> Value:
+        """``summary`` of ``info`` instantiated at ``node`` of ``run`` with ``bound``
+        (``traced``: a traced analysis, which judged its own stores)."""
         run.work += 1 + len(summary.events) + len(summary.effects)
         if info.no_capture or (closure is not None and closure.no_capture):
             flat = [run.elements(v).join(v) for v in bound.values() if v]
@@ -214,14 +260,25 @@ class CallModel:
         subst = Substitution(self, run, info, summary, bound, node)
         for event in summary.events:
             values = tuple(subst.value(v) for v in event.values)
+            if event.kind == "escape_into":
+                # a traced function storing into a static argument: found where it stores,
+                # once the call says what the argument is
+                self.judge(Event(event.kind, values, event.detail, event.file, event.node,
+                                 event.sink, event.rule, event.anchor), fresh=None)
+                continue
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor)
-            self.judge(moved, fresh=subst.fresh)
+            if self.judge(moved, fresh=subst.fresh) and run.trace is not None:
+                run.note_raised(moved)
             if any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
+            if self.traced and not traced:
+                new_value = run.note_store(new_target, new_value, node, "`{code}`",
+                                           into="attribute" if proj.startswith("attr:")
+                                           else "container")
             if proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value)
             elif proj.startswith("item:"):

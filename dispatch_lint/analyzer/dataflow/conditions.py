@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dispatch_lint.analyzer import model
+from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name, is_constant_false, is_constant_true
 from dispatch_lint.analyzer.values import (
@@ -26,12 +26,18 @@ from dispatch_lint.analyzer.values import (
     Str,
     Sym,
     Ten,
+    Traced,
     Tup,
     Value,
     has_tensor,
     narrow_capture,
     narrow_not_capture,
 )
+
+
+#: Python's own types, of which no tracer is an instance; of the scalars, no container either.
+_PYTHON_SCALARS = frozenset({"int", "float", "bool", "complex", "str", "bytes"})
+_PYTHON_TYPES = _PYTHON_SCALARS | {"tuple", "list", "dict", "set", "frozenset", "range", "slice"}
 
 
 class Conditions:
@@ -93,6 +99,8 @@ class Conditions:
             if isinstance(test.operator, cst.Or) and not truth:
                 return self.narrow(test.right, self.narrow(test.left, state, False), False)
             return state
+        if truth and self.program.traced:
+            self.narrow_not_traced(test, state)
         subject = self.capture_test_subject(test, state)
         if subject is not None:
             name = dotted_name(subject)
@@ -100,6 +108,25 @@ class Conditions:
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
                 state.env[name] = narrow_capture(value) if truth else narrow_not_capture(value)
         return state
+
+    def narrow_not_traced(self, test: cst.BaseExpression, state: State) -> None:
+        """``isinstance(v, int)`` true: ``v`` is a Python value there, no tracer (a tracer is
+        an instance of none of Python's own scalar or container types)."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 2
+                and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                and isinstance(test.args[0].value, cst.Name)):
+            return
+        kinds = test.args[1].value
+        names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        if not names or not all(isinstance(n, cst.Name) and n.value in _PYTHON_TYPES
+                                for n in names):
+            return
+        scalar = all(n.value in _PYTHON_SCALARS for n in names)
+        name = test.args[0].value.value
+        if name in state.env:
+            kept = state.env[name].filter(
+                lambda a: not isinstance(a, Traced) and not (scalar and isinstance(a, Sym)))
+            state.env[name] = kept or Value.of(UNKNOWN)
 
     def capture_test_subject(self, test: cst.BaseExpression, state: State
                              ) -> cst.BaseExpression | None:
@@ -119,8 +146,10 @@ class Conditions:
         return None
 
     def is_runtime_call(self, call: cst.Call, name: str, state: State) -> bool:
+        if not self.program.dispatch_runtime:
+            return False
         func = self.eval_quiet(call.func, state)
-        return any(isinstance(a, Ref) and model.runtime_name(a.qualname) == name for a in func)
+        return any(isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == name for a in func)
 
     def eval_quiet(self, node: cst.BaseExpression, state: State) -> Value:
         """Evaluate a callee expression (a name or attribute chain) without side effects."""

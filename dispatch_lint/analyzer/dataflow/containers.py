@@ -22,6 +22,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    Traced,
     Tup,
     Value,
     join_all,
@@ -81,9 +82,16 @@ class Containers:
 
     def expr_Subscript(self, node: cst.Subscript, state: State) -> Value:
         obj = self.eval(node.value, state)
+        keys: list[tuple[str, Value]] = []
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
-                self.eval(element.slice.value, state)
+                keys.append(("index", self.eval(element.slice.value, state)))
+            elif self.program.traced and isinstance(element.slice, cst.Slice):
+                for bound in (element.slice.lower, element.slice.upper, element.slice.step):
+                    if bound is not None:
+                        keys.append(("slice", self.eval(bound, state)))
+        if self.program.traced:
+            self.check_subscript(node, obj, keys)
         return self.item(obj, self.subscript_key(node, state), node)
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
@@ -93,7 +101,7 @@ class Containers:
 
     def item_of(self, atom: object, trace: Trace | None, key: object,
                 node: cst.CSTNode | None) -> Value:
-        if isinstance(atom, Ten):
+        if isinstance(atom, (Ten, Traced)):
             return Value.of(atom, trace)
         if isinstance(atom, Tup):
             if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
@@ -229,7 +237,7 @@ class Containers:
                         ) or Value.of(UNKNOWN)
 
     def elements_of(self, atom: object, trace: Trace | None) -> Value:
-        if isinstance(atom, Ten):
+        if isinstance(atom, (Ten, Traced)):
             return Value.of(atom, trace)
         if isinstance(atom, Tup):
             return join_all(atom.items)

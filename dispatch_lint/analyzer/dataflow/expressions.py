@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.analyzer import model
+from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.bounds import MAX_PROJECTION
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import operator_symbol
@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    Traced,
     Tup,
     Value,
     devices_clash,
@@ -88,6 +89,8 @@ class Expressions:
 
     def attribute(self, obj: Value, name: str, node: cst.CSTNode) -> Value:
         out = join_all(self.attribute_of(atom, trace, name, node) for atom, trace in obj.items())
+        if self.outside and any(a in self.outside for a in obj):
+            self.note_outside(out)  # a field of an object from before the trace
         return out or Value.of(UNKNOWN)
 
     def attribute_of(self, atom: object, trace: Trace | None, name: str,
@@ -107,7 +110,7 @@ class Expressions:
                 return Value.of(atom, trace)
             return Value.of(UNKNOWN)
         if isinstance(atom, Sym):
-            if name in model.NON_TENSOR_ATTRIBUTES:
+            if name in dispatch.NON_TENSOR_ATTRIBUTES:
                 return Value.of(UNKNOWN)
             if name in ("T", "mT"):
                 return Value.of(atom, trace)
@@ -117,6 +120,8 @@ class Expressions:
             return self.program.instance_attribute(atom, name, self, node)
         if isinstance(atom, Cls):
             return self.program.class_attribute(atom, name, self)
+        if isinstance(atom, Traced):
+            return self.traced_attribute(atom, trace, name)
         if isinstance(atom, Dev):
             if name == "inner" and atom.inner is not None:
                 return Value.of(atom.inner, trace)
@@ -159,7 +164,7 @@ class Expressions:
                 self.emit("read", (value,), "condition", node,
                           "used as a condition: `{code}`")
             return Value.of(UNKNOWN)
-        return value.filter(lambda a: isinstance(a, (Ten, Sym))) or Value.of(UNKNOWN)
+        return value.filter(is_tensorish) or Value.of(UNKNOWN)
 
     def expr_BooleanOperation(self, node: cst.BooleanOperation, state: State) -> Value:
         left = self.eval(node.left, state)
@@ -176,7 +181,7 @@ class Expressions:
         if isinstance(node.operator, cst.Modulo) and any(isinstance(a, Str) for a in left):
             # printf-style formatting: numeric conversions read the value
             if any(_PRINTF_NUMERIC.search(a.text) for a in left if isinstance(a, Str)):
-                self.read_arguments((right,), node)
+                self.read_arguments((right,), node, "printf")
             return Value.of(UNKNOWN)
         return self.binop(left, right, node, operator_symbol(node.operator))
 
@@ -193,19 +198,26 @@ class Expressions:
             if known is not None:
                 result = result.join(Value.of(Const(known)))
             elif isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                if self.program.traced and isinstance(comp.operator, (cst.In, cst.NotIn)):
+                    self.check_membership(left, right, node)
                 result = result.join(Value.of(UNKNOWN))
             else:
-                result = result.join(self.binop(left, right, node,
-                                                 operator_symbol(comp.operator)))
+                compared = self.binop(left, right, node, operator_symbol(comp.operator))
+                if self.program.traced:
+                    compared = self.drop_kinds(compared, "comparison")
+                result = result.join(compared)
             left = right
         return result or Value.of(UNKNOWN)
 
     def binop(self, left: Value, right: Value, node: cst.CSTNode, op: str) -> Value:
         """A tensor operation between two values: a ``binop`` event and the result tensor."""
-        if has_tensor(left) and has_tensor(right):
-            self.emit("binop", (left, right), op, node, "combined by `{code}`")
         lefts, rights = left.filter(is_tensorish), right.filter(is_tensorish)
         tensors = lefts.join(rights)
+        if not self.program.devices:
+            # no dispatch tensor in play: only tracers flow, and any mix of them is one
+            return tensors or self.container_operand(left, right)
+        if has_tensor(left) and has_tensor(right):
+            self.emit("binop", (left, right), op, node, "combined by `{code}`")
         if self.training_depth and has_tensor(tensors):
             self.emit("training", (tensors,), "op", node,
                       "used inside `guards.training()`: `{code}`")
@@ -216,11 +228,14 @@ class Expressions:
             for a, a_trace in lefts.items():
                 for b, b_trace in rights.items():
                     result = result.join(self.combine(a, a_trace, b, b_trace))
-        if not result:
-            for side in (left, right):
-                if any(isinstance(a, (Box, Tup)) for a in side):
-                    return side  # list + list, tuple * n
-        return result or Value.of(UNKNOWN)
+        return result or self.container_operand(left, right)
+
+    def container_operand(self, left: Value, right: Value) -> Value:
+        """``list + list``, ``tuple * n``: the container; else unknown."""
+        for side in (left, right):
+            if any(isinstance(a, (Box, Tup)) for a in side):
+                return side
+        return Value.of(UNKNOWN)
 
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value:
@@ -242,15 +257,17 @@ class Expressions:
             return self.project_sym(a, a_trace, ("with", b))
         return Value.of(a, a_trace).join(Value.of(b, b_trace))
 
-    def read_arguments(self, args: Sequence[Value], node: cst.CSTNode) -> None:
-        """A formatting call reads the data of the tensors among ``args`` (and in tuples)."""
+    def read_arguments(self, args: Sequence[Value], node: cst.CSTNode,
+                       detail: str = "format") -> None:
+        """A formatting call reads the data of the tensors among ``args`` (and in tuples);
+        ``detail`` is ``printf`` for ``%`` formatting."""
         for value in args:
             tensors = value.filter(is_tensorish)
             for atom in value:
                 if isinstance(atom, Tup):
                     tensors = tensors.join(join_all(atom.items).filter(is_tensorish))
             if tensors:
-                self.emit("read", (tensors,), "format", node, "formatted by `{code}`")
+                self.emit("read", (tensors,), detail, node, "formatted by `{code}`")
 
 
 #: printf conversions that read a number (``%s`` and ``%r`` only print the placeholder)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dispatch_lint.analyzer import model
+from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
@@ -29,7 +29,7 @@ class ExternalCalls:
                       node: cst.Call) -> Value:
         if qualname.startswith("builtins."):
             name = qualname[len("builtins."):]
-            if name in model.DATA_READ_BUILTINS and args and has_tensor(args[0]):
+            if name in dispatch.DATA_READ_BUILTINS and args and has_tensor(args[0]):
                 self.emit("read", (args[0].filter(is_tensorish),), f"{name}()", node,
                           "read by `{code}`")
                 return Value.of(UNKNOWN)
@@ -64,7 +64,7 @@ class ExternalCalls:
             if name == "dict":
                 return self.box_of("dict", node, join_all(kwargs.values()))
             return Value.of(UNKNOWN)
-        if qualname in model.DATA_READ_FUNCTIONS and args and has_tensor(args[0]):
+        if qualname in dispatch.DATA_READ_FUNCTIONS and args and has_tensor(args[0]):
             self.emit("read", (args[0].filter(is_tensorish),), qualname.split(".")[-1] + "()",
                       node, "read by `{code}`")
         if qualname in ("functools.partial",) and args:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dispatch_lint.analyzer import model
+from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.facts import ClassInfo, FuncInfo, ParamInfo, all_params, kind_of
 from dispatch_lint.analyzer.values import EMPTY, Closure, Ref, Trace, Value
@@ -60,7 +60,8 @@ class FunctionDefinitions:
                 for atom in run.eval_quiet(target, state):
                     if not isinstance(atom, Ref):
                         continue
-                    if model.runtime_name(atom.qualname) == "no_capture":
+                    if dispatch.runtime_name(atom.qualname) == "no_capture" and \
+                            self.dispatch_runtime:
                         no_capture = True
                     short = atom.qualname.rsplit(".", 1)[-1]
                     if cls is not None and short in ("staticmethod", "classmethod", "property",
@@ -70,11 +71,13 @@ class FunctionDefinitions:
             ParamInfo(p.name.value, p.name, kind_of(p, node.params))
             for p in all_params(node.params)
         ]
+        transforms = run.decorator_transforms(node, state) if (
+            self.traced and isinstance(node, cst.FunctionDef) and node.decorators) else ()
         return FuncInfo(
             key=id(node), node=node, file=run.file, name=name, qualname=qualname,
             params=params, cls=cls, kind=kind,
             nested=run.func is not None and cls is None or isinstance(node, cst.Lambda),
-            no_capture=no_capture,
+            no_capture=no_capture, transforms=transforms,
         )
 
     def function_value(self, info: FuncInfo) -> Value:

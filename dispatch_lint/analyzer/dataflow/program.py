@@ -34,6 +34,7 @@ from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
+from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
 from dispatch_lint.analyzer.summaries import EMPTY_SUMMARY, Summary
@@ -52,16 +53,33 @@ from dispatch_lint.analyzer.values import (
     Value,
     narrow_not_capture,
 )
+from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
 
 
-class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
-    """All checked modules and the analysis state shared by their functions."""
+class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel):
+    """All checked modules and the analysis state shared by their functions.
+
+    ``models`` are the frameworks whose models apply (default: all); ``sources`` the checked
+    files' bytes, which say whether a traced framework is in play at all."""
 
     def __init__(self, files: Sequence[FileInfo], user: model.Model,
-                 judge: Callable[[Event], Iterable[Hit]]) -> None:
+                 judge: Callable[[Event], Iterable[Hit]],
+                 models: Iterable[FrameworkModel] = FRAMEWORKS,
+                 sources: Iterable[bytes] = ()) -> None:
         self.files = list(files)
         self.user = user
         self.rules_judge = judge
+        models = tuple(models)
+        sources = tuple(sources)
+        #: whether the dispatch runtime's model applies (the ``frameworks`` setting)
+        self.dispatch_runtime = any(m.name == "dispatch" for m in models)
+        #: whether devices and dispatch tensors can be in play at all: the runtime's model
+        #: applies and a file names it, or the user configured sources, sinks or
+        #: sanitizers (without sources, as for an engine given no bytes: assume so)
+        self.devices = self.dispatch_runtime and (
+            not sources or bool(user.sources or user.sinks or user.sanitizers)
+            or any(b"dispatch_lint" in text for text in sources))
+        self.init_traces(models, sources)
         self.modules: dict[str, int] = {}
         for info in self.files:
             names = (info.module,) if info.imported_as is None else info.imported_as
@@ -263,6 +281,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return out
 
     def write(self, key: tuple[object, ...], value: Value) -> None:
+        if self.traced:
+            value = self.heap_value(key, value)
         if not value:
             return
         old = self.heap.get(key)
@@ -367,13 +387,16 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return site
 
     def summary(self, info: FuncInfo, closure: Closure | None,
-                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = ()
-                ) -> Summary:
+                self_cls: Inst | Cls | None = None, context: tuple[object, ...] = (),
+                trace: TraceSpec | None = None) -> Summary:
         """The summary of ``info`` (a closure: with its captured values; a method: for the
         receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
-        subclass's override and each instance's fields stay its own)."""
+        subclass's override and each instance's fields stay its own; ``trace``: its analysis
+        as traced by a framework, see :mod:`.traces`)."""
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
                                    context)
+        if trace is not None:
+            key += (trace,)
         dep = ("s", key)
         if key in self.done or key in self.in_progress:
             self.note_read(dep)
@@ -392,7 +415,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.in_progress.add(key)
         self.begin_unit(key)
         try:
-            summary = self._summarize(info, closure, self_cls, dict(context), key)
+            summary = self._summarize(info, closure, self_cls, dict(context), key, trace)
         except RecursionError:
             self.errors[info.file] = "internal error: code nested too deeply to analyse"
             summary = EMPTY_SUMMARY
@@ -413,19 +436,32 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         return summary
 
     def _summarize(self, info: FuncInfo, closure: Closure | None,
-                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object
-                   ) -> Summary:
+                   self_cls: Inst | Cls | None, context: dict[int, Value], key: object,
+                   trace: TraceSpec | None = None) -> Summary:
         captured = {name: value for name, value in closure.captured if name} if closure else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         run.param_context = context
         owner = self.unit_ids.setdefault(key, len(self.unit_ids))
         run.site_owner = owner
         state = State()
+        trace_id = (info.key, trace)
+        if trace is not None:
+            self.traced_units.add(owner)  # what its sites are owned by
+            run.trace = self.trace_state(info, trace, trace_id)
+            for value in captured.values():
+                run.note_outside(value)  # what a traced closure sees existed before the trace
         for index, param in enumerate(info.params):
+            traced = self.bind_traced_parameter(info, index, trace, trace_id) if (
+                trace is not None) else None
+            if traced is not None:
+                state.env[param.name] = traced
+                continue
             if index == 0 and info.cls is not None and info.kind in ("method", "property",
                                                                      "setter"):
                 state.env[param.name] = Value.of(self_cls or Inst(info.cls.key))
                 run.self_value = state.env[param.name]
+                if trace is not None:
+                    run.note_outside(run.self_value)
             elif index == 0 and info.cls is not None and info.kind == "classmethod":
                 state.env[param.name] = Value.of(self_cls or Cls(info.cls.key))
             else:
@@ -445,17 +481,21 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel):
         self.work += run.work
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), owner)
 
-    def judge(self, event: Event, fresh: set[object] | None) -> None:
+    def judge(self, event: Event, fresh: set[object] | None) -> bool:
         """Let the rules judge ``event``; keep their hits (only those that involve ``fresh``
-        atoms when the event comes from a callee, so no finding is reported twice)."""
+        atoms when the event comes from a callee, so no finding is reported twice). Whether
+        there was one."""
+        found = False
         for hit in self.rules_judge(event):
             if fresh is not None and not any(c in fresh for c in hit.culprits):
                 continue
+            found = True
             key = (hit.rule, event.file, id(event.node))
             findings = self.unit_stack[-1].findings
             old = findings.get(key)
             if old is None or _trace_len(hit.trace) < _trace_len(old.hit.trace):
                 findings[key] = Finding(hit, event)
+        return found
 
 
 def _trace_len(trace: Trace | None) -> int:

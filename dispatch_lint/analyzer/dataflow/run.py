@@ -29,6 +29,7 @@ from dispatch_lint.analyzer.dataflow.functions import Closures
 from dispatch_lint.analyzer.dataflow.runtime import RuntimeCalls
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
+from dispatch_lint.analyzer.dataflow.traces import TraceCalls, TraceState
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
@@ -54,7 +55,7 @@ NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
 
 
 class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Instances, Calls,
-                  RuntimeCalls, ExternalCalls):
+                  RuntimeCalls, ExternalCalls, TraceCalls):
     """One analysis of one function body (or module top level) in one context.
 
     ``params`` binds parameter names to values (symbolic :class:`Sym` atoms for a summary);
@@ -91,6 +92,16 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         self.returns: Value = EMPTY
         self.loops: list[LoopFrame] = []
         self.declared_global: set[str] = set()
+        self.declared_nonlocal: set[str] = set()
+        #: set when this run is a traced analysis (:mod:`.traces`)
+        self.trace: TraceState | None = None
+        self._ambient: Value | None = None
+        #: the statement that raises on every path through it (a tracer reached a sink that
+        #: breaks on it, in a traced analysis): the path ends there (see ``run_block``)
+        self.raised_at: cst.CSTNode | None = None
+        #: objects that existed before the trace this run is in (what is stored in them
+        #: outlives it): read from globals, captured by a traced closure, a traced receiver
+        self.outside: set[object] = set()
         self.training_depth = 0
         #: events over symbolic atoms, for the summary
         self.pending: dict[tuple[object, ...], Event] = {}
@@ -108,8 +119,12 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor)
-        self.program.judge(event, fresh=None)
-        if any(isinstance(a, Sym) and a.owner == self.owner for v in values for a in v):
+        if self.program.judge(event, fresh=None) and self.trace is not None:
+            self.note_raised(event)
+        if any(isinstance(a, Sym) and (a.owner == self.owner or self.trace is not None)
+               for v in values for a in v):
+            # a traced analysis keeps the events over its caller's parameters too (a lax
+            # body's closure): the caller judges them where it traces the body
             self.keep_pending(event)
 
     def keep_pending(self, event: Event) -> None:
@@ -133,10 +148,16 @@ class FunctionRun(Statements, Expressions, Conditions, Containers, Closures, Ins
             return self.captured[name]
         value = self.program.global_value(self.file, name)
         if value is not None:
+            if self.program.traced and not self.is_module:
+                self.note_outside(value)
             return self.fresh_closures(value, state)
         return Value.of(Ref("builtins." + name))
 
     def bind(self, name: str, value: Value, state: State, node: cst.CSTNode) -> None:
+        if self.program.traced and (name in self.declared_global or (
+                name in self.declared_nonlocal and self.trace is not None)):
+            kind = "global" if name in self.declared_global else "nonlocal"
+            value = self.note_store(None, value, node, f"{kind} `{name}`")
         self.set_name(name, value.map_traces(self.step(node, f"assigned to `{name}`")), state)
 
     def set_name(self, name: str, value: Value, state: State) -> None:

@@ -1,6 +1,6 @@
 """The dispatch runtime's API as the interpreter sees it: devices, tensors, moves, programs.
 
-What each name of ``dispatch_lint.runtime`` does is data in :mod:`dispatch_lint.analyzer.model`;
+What each name of ``dispatch_lint.runtime`` does is data in :mod:`dispatch_lint.frameworks.dispatch`;
 this module turns it into values and events. The user's own sources, sinks and sanitizers
 (``[tool.dispatch-lint]``) are applied here too (:class:`UserModel`).
 """
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dispatch_lint.analyzer import model
+from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.syntax import is_constant_false
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -24,6 +24,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Ten,
     Trace,
+    Traced,
     Value,
     has_tensor,
     is_tensorish,
@@ -42,11 +43,14 @@ class RuntimeCalls:
 
     def call_api(self, qualname: str, args: tuple[Value, ...], kwargs: dict[str, Value],
                  node: cst.Call) -> Value:
-        name = model.runtime_name(qualname)
+        program = self.program
+        name = dispatch.runtime_name(qualname) if program.dispatch_runtime else None
         if name is None:
+            if program.traced:
+                return self.call_beside_runtime(qualname, args, kwargs, node)
             return self.call_external(qualname, args, kwargs, node)
-        if name in model.DEVICE_CLASSES:
-            return Value.of(self.make_device(model.DEVICE_CLASSES[name], node),
+        if name in dispatch.DEVICE_CLASSES:
+            return Value.of(self.make_device(dispatch.DEVICE_CLASSES[name], node),
                             Trace(self.step(node, "device made by `{code}`")))
         if name == "Autodiff":
             inner = self.as_device(args[0] if args else kwargs.get("inner", EMPTY), node)
@@ -59,7 +63,7 @@ class RuntimeCalls:
                 out = out.join(self.project_sym(atom, trace, "asdev") if isinstance(atom, Sym)
                                else Value.of(atom, trace))
             return out or Value.of(UNKNOWN)
-        if name in model.CREATORS:
+        if name in dispatch.CREATORS:
             return self.create_tensor(name, args, kwargs, node)
         if name == "ensure_not_capture":
             if not args:
@@ -73,7 +77,7 @@ class RuntimeCalls:
         if name == "replay":
             return self.real_result(kwargs.get("device", args[2] if len(args) > 2 else None),
                                     node)
-        if name in model.SAME_DEVICE_FUNCTIONS and args:
+        if name in dispatch.SAME_DEVICE_FUNCTIONS and args:
             tensors = args[0].filter(is_tensorish)
             if len(args) > 1 and has_tensor(args[1]):
                 self.emit("binop", (tensors, args[1]), name, node,
@@ -81,10 +85,25 @@ class RuntimeCalls:
             return tensors or Value.of(UNKNOWN)
         return Value.of(UNKNOWN)
 
+    def call_beside_runtime(self, qualname: str, args: tuple[Value, ...],
+                            kwargs: dict[str, Value], node: cst.Call) -> Value:
+        """A call outside the runtime while a traced framework is in play: the framework's
+        own names (:mod:`.traces`), then what else may meet its values."""
+        model = self.program.traced_model_of(qualname)
+        if model is not None:
+            return self.traced_api(model, qualname, args, kwargs, node)
+        if qualname == "functools.partial":
+            partial = self.partial_call(args, kwargs, node)
+            if partial is not None:
+                return partial
+        foreign = self.foreign_call(qualname, args, kwargs, node)
+        external = self.call_external(qualname, args, kwargs, node)
+        return self.host_result(qualname, foreign if foreign is not None else external)
+
     def tensor_method(self, tensors: Value, name: str, args: tuple[Value, ...],
                       kwargs: dict[str, Value], node: cst.Call) -> Value:
         detail = f".{name}()"
-        if name in model.AUTODIFF_METHODS:
+        if name in dispatch.AUTODIFF_METHODS:
             self.emit("autodiff", (tensors,), detail, node, "`{code}` is called")
             if name == "backward":
                 return Value.of(UNKNOWN)
@@ -107,16 +126,16 @@ class RuntimeCalls:
                     elif isinstance(dev, Sym):
                         out = out.join(self.project_sym(dev, dev_trace, "tensor"))
             return out or Value.of(UNKNOWN)
-        if name in model.DATA_READ_METHODS:
+        if name in dispatch.DATA_READ_METHODS:
             self.emit("read", (tensors,), detail, node, "read by `{code}`")
             return Value.of(UNKNOWN)
-        if name in model.SAME_DEVICE_METHODS:
+        if name in dispatch.SAME_DEVICE_METHODS:
             for other in args:
                 if has_tensor(other):
                     self.emit("binop", (tensors, other), detail, node,
                               "combined by `{code}`")
             return tensors
-        if name in model.NON_TENSOR_ATTRIBUTES:
+        if name in dispatch.NON_TENSOR_ATTRIBUTES:
             return Value.of(UNKNOWN)
         # An unknown method: for a parameter it may be any object's method; give up quietly.
         return Value.of(UNKNOWN)
@@ -142,8 +161,8 @@ class RuntimeCalls:
         for atom, trace in value.items():
             if isinstance(atom, Dev):
                 out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Str) and atom.text in model.DEVICE_STRINGS:
-                kinds = model.DEVICE_STRINGS[atom.text]
+            elif isinstance(atom, Str) and atom.text in dispatch.DEVICE_STRINGS:
+                kinds = dispatch.DEVICE_STRINGS[atom.text]
                 step = self.step(node, f"device made from the string `{atom.text!r}` "
                                        "by `{code}`")
                 birth = trace.then(step) if trace is not None else Trace(step)
@@ -171,7 +190,7 @@ class RuntimeCalls:
 
     def create_tensor(self, name: str, args: tuple[Value, ...], kwargs: dict[str, Value],
                       node: cst.Call) -> Value:
-        position = model.CREATORS[name]
+        position = dispatch.CREATORS[name]
         device_node = _argument(node, "device", position)
         device_arg = kwargs.get("device")
         if device_arg is None and len(args) > position:
@@ -219,7 +238,7 @@ class UserModel:
                 value = args[sink.arg] if sink.arg < len(args) else None
             else:
                 value = kwargs.get(sink.arg)
-            if value is not None and any(isinstance(a, (Ten, Sym)) for a in value):
+            if value is not None and any(isinstance(a, (Ten, Sym, Traced)) for a in value):
                 run.emit("user_sink", (value,), qualname, node,
                          "passed to `{code}` (a configured sink)", rule=sink.rule)
         if qualname in user.sources:
@@ -228,7 +247,10 @@ class UserModel:
                                run.anchor))
             return Value({dev: trace, Ten(dev): trace})
         if qualname in user.sanitizers:
-            return narrow_not_capture(args[0]) if args else Value.of(UNKNOWN)
+            if not args:
+                return Value.of(UNKNOWN)
+            return narrow_not_capture(args[0]).filter(lambda a: not isinstance(a, Traced)) or \
+                Value.of(UNKNOWN)
         return None
 
 

@@ -54,6 +54,10 @@ class Statements:
             self.anchor = stmt
             self.work += 1
             state = self.run_statement(stmt, state)
+            if self.raised_at is stmt:
+                # JAX raises here on every path (a traced analysis found a sink it breaks)
+                self.raised_at = None
+                state = None
         return state
 
     def run_statement(self, stmt: cst.CSTNode, state: State) -> State | None:
@@ -112,6 +116,11 @@ class Statements:
     def stmt_Global(self, stmt: cst.Global, state: State) -> State:
         for item in stmt.names:
             self.declared_global.add(item.name.value)
+        return state
+
+    def stmt_Nonlocal(self, stmt: cst.Nonlocal, state: State) -> State:
+        for item in stmt.names:
+            self.declared_nonlocal.add(item.name.value)
         return state
 
     def stmt_Del(self, stmt: cst.Del, state: State) -> State:
@@ -306,6 +315,10 @@ class Statements:
         info = self.program.define_function(stmt, self, state)
         if info.kind != "setter":  # a property's setter keeps the property under its name
             self.set_name(stmt.name.value, self.program.function_value(info), state)
+        if info.transforms:
+            # a decorated function is traced at its every call: check it as traced now
+            value = self.fresh_closures(self.program.function_value(info), state)
+            self.program.enter_traces(self, value, ())
         return state
 
     def stmt_ClassDef(self, stmt: cst.ClassDef, state: State) -> State:
@@ -321,6 +334,8 @@ class Statements:
             self.unpack(target, value, state)
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, state)
+            if self.program.traced:
+                value = self.note_store(obj, value, target, "`{code}`", into="attribute")
             stored = value.map_traces(self.step(target, "stored in `{code}`"))
             self.store_attr(obj, target.attr.value, stored)
             if isinstance(target.value, cst.Name):
@@ -328,6 +343,8 @@ class Statements:
                 state.env[f"{target.value.value}.{target.attr.value}"] = stored
         elif isinstance(target, cst.Subscript):
             obj = self.eval(target.value, state)
+            if self.program.traced:
+                value = self.note_store(obj, value, target, "`{code}`")
             key = self.subscript_key(target, state)
             self.store_item(obj, key, value.map_traces(
                 self.step(target, "stored in `{code}`")))
