@@ -53,6 +53,12 @@ __all__ = [
 
 #: The modelled runtime: its imports are never followed, whatever the roots hold.
 RUNTIME = "dispatch_lint"
+#: Folders of installed distributions. A named file in one (a user linting an installed
+#: package) has that folder above its top package, but the other distributions there are
+#: installed packages, external as everywhere else: its imports resolve within its own top
+#: package only. (Following them read all of site-packages - numpy's optional imports reach
+#: torch, scipy, sympy and jax: about 5,000 files - into one group.)
+INSTALLED_FOLDERS = frozenset({"site-packages", "dist-packages"})
 
 
 # ----------------------------------------------------------------------------- scanning
@@ -420,9 +426,13 @@ class _Resolver:
     """Absolute and relative module names to files, for one search path (each file's
     search path is the folder above its top package followed by the import roots)."""
 
-    def __init__(self, index: ModuleIndex, search: tuple[str, ...]) -> None:
+    def __init__(self, index: ModuleIndex, search: tuple[str, ...],
+                 installed: tuple[str, str] | None = None) -> None:
         self.index = index
         self.search = search
+        #: (folder, top package) when the named file is an installed package's: that folder
+        #: then holds only its own package for this run (see :data:`INSTALLED_FOLDERS`)
+        self.installed = installed
         self._found: dict[str, _Found | None] = {}
         self._found_in: dict[tuple[tuple[str, ...], str], _Found | None] = {}
         self._stdlib = getattr(sys, "stdlib_module_names", frozenset())
@@ -454,6 +464,9 @@ class _Resolver:
         index = self.index
         portions = []
         for folder in folders:
+            if (top and self.installed is not None and folder == self.installed[0]
+                    and name != self.installed[1]):
+                continue  # another installed distribution: external, never read
             listing = index.listing(folder)
             if name in listing.folders:
                 package = os.path.join(folder, name)
@@ -555,15 +568,23 @@ class Project:
         self.index = index if index is not None else ModuleIndex()
         self.roots = tuple(dict.fromkeys(_absolute(root) for root in roots))
         self._shown = shown or _shown_path
-        self._resolvers: dict[tuple[str, ...], _Resolver] = {}
+        self._resolvers: dict[tuple[tuple[str, ...], tuple[str, str] | None], _Resolver] = {}
         self._imports: dict[str, tuple[Import, ...]] = {}
 
     def resolver_for(self, location: str) -> _Resolver:
         """The resolver of a named file: its base folder first, then the roots."""
-        search = tuple(dict.fromkeys((self.index.base_folder(location), *self.roots)))
-        resolver = self._resolvers.get(search)
+        base = self.index.base_folder(location)
+        search = tuple(dict.fromkeys((base, *self.roots)))
+        installed = None
+        if os.path.basename(base) in INSTALLED_FOLDERS:
+            packages = self.index.package_names(os.path.dirname(location))
+            top = packages[-1] if packages else os.path.splitext(os.path.basename(location))[0]
+            installed = (base, top)
+        resolver = self._resolvers.get((search, installed))
         if resolver is None:
-            resolver = self._resolvers[search] = _Resolver(self.index, search)
+            resolver = self._resolvers[(search, installed)] = _Resolver(
+                self.index, search, installed
+            )
         return resolver
 
     def follow(self, named: Sequence[FileToCheck], follow_imports: bool = True) -> ProjectFiles:

@@ -540,3 +540,38 @@ def test_overlays_replace_files_on_disk_for_named_and_imported_files(project: Pa
     report = check_paths(["new.py"], config, overlays=unsaved).report
     assert [(d.path, d.line) for d in report.diagnostics] == [("new.py", 6)]
     assert (project / "new.py").exists() is False
+
+
+@pytest.mark.parametrize("folder", ["site-packages", "dist-packages"])
+def test_an_installed_package_never_reads_the_other_installed_packages(
+    capsys: pytest.CaptureFixture[str], project: Path, folder: str
+) -> None:
+    """A user linting an installed package: the folder above its top package holds every
+    other installed distribution, which stays external (never read, never grouped), as it
+    is for any project; its own modules are followed."""
+    packages = project / "venv" / folder
+    write(
+        packages,
+        {
+            "mlops/__init__.py": "",
+            "mlops/helpers.py": HELPER,
+            "tool/__init__.py": "",
+            "tool/own.py": HELPER,
+            "tool/buggy.py": CALLER.format(
+                imports="from mlops.helpers import backprop\nfrom tool.own import backprop as mine",
+                call="mine",
+            ),
+            "tool/other.py": CALLER.format(
+                imports="from mlops.helpers import backprop", call="backprop"
+            ),
+        },
+    )
+    named = str(packages / "tool" / "buggy.py")
+    followed = _followed(packages, ["tool/buggy.py", "tool/other.py"])
+    read = sorted(f.path for f in followed.files)
+    assert any(path.endswith("tool/own.py") for path in read)
+    assert not [path for path in read if "mlops" in path]
+    # The flow into the package's own helper is found; the one into another distribution
+    # is not followed (that package is external, like the standard library).
+    found = places(lint(capsys, named, str(packages / "tool" / "other.py")))
+    assert [(Path(path).name, rule) for path, _, rule in found] == [("buggy.py", "DL001")]
