@@ -9,29 +9,13 @@ well-formed catalog finding inside the checked files, and the same answer when a
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from repo_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_fuzz_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "dispatch_lint_fuzz", ROOT / "scripts" / "fuzz.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = load_fuzz_script()
+fuzz = load_script("scripts/fuzz.py", "dispatch_lint_fuzz")
 
 # Generating programs is the slow part (hypothesmith most of all), not the analysis.
 BOUNDED = settings(

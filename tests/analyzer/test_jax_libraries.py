@@ -4,14 +4,11 @@ them; this runs one, to keep the suite quick)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from repo_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 #: The one library checked here: chex lints in about 4 s of CPU and meets jit, pmap, partial
 #: and defaults (distrax's 70 library modules took 117 s of CPU before main's bounded joins
 #: and issue 14's heap change, 4.4 s after; its tests, flax and optax take minutes on a busy
@@ -19,18 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = "chex"
 
 
-def load_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "dispatch_lint_jax_libraries", ROOT / "benchmarks" / "jax_libraries.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load_benchmark()
+bench = load_script("benchmarks/jax_libraries.py", "dispatch_lint_jax_libraries")
 
 
 def test_a_real_jax_library_gets_no_unjudged_finding(tmp_path: Path) -> None:
