@@ -105,13 +105,19 @@ class ExternalCalls:
                 self.store_item(Value.of(box), index, value)
             return Value.of(box)
         if qualname == "functools.partial" and args:
-            step = self.step(node, "bound by `{code}`")
-            return Value.of(Partial(args[0], tuple(a.map_traces(step) for a in args[1:]),
-                                    tuple((k, v.map_traces(step))
-                                          for k, v in sorted(kwargs.items()))))
+            return self.bound_partial(args, kwargs, node)
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def bound_partial(self, args: tuple[Value, ...], kwargs: dict[str, Value],
+                      node: cst.Call) -> Value:
+        """``functools.partial(f, *args, **kwargs)``: ``f`` with its arguments bound, each
+        trace saying where."""
+        step = self.step(node, "bound by `{code}`")
+        return Value.of(Partial(args[0], tuple(a.map_traces(step) for a in args[1:]),
+                                tuple((k, v.map_traces(step))
+                                      for k, v in sorted(kwargs.items()))))
 
     def kept_by(self, predicate: Value, elements: Value) -> Value:
         """The elements ``filter(predicate, ...)`` keeps: narrowed when the predicate is a

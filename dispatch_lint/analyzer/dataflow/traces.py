@@ -744,7 +744,7 @@ class TraceCalls:
                         model.name, atom.qualname, call_options(node, spec.positional, 1)))
         if transforms:
             return join_all(Value.of(t) for t in transforms)
-        return Value.of(PartialCall(args[0], args[1:], tuple(sorted(kwargs.items()))))
+        return self.bound_partial(args, kwargs, node)
 
     def decorator_transforms(self, node: cst.FunctionDef, state: State
                              ) -> tuple[TraceTransform, ...]:
