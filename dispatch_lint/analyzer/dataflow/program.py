@@ -34,7 +34,7 @@ from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
 from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.dataflow.views import ViewContext
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
 from dispatch_lint.analyzer.events import Event, Hit
@@ -595,6 +595,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             # a call makes a generator (one per call); iterating it gives what it yields
             ret = run.box_of("gen", info.node, run.returns)
             run.returned = True  # making a generator never raises
+        if self_cls is None and info.name in CONSTRUCTORS:
+            run.flush_built_fields()  # no caller replays it: the class's instances at large
         guards = run.exit_guards
         self.work += run.work
         written = run.exit_view or {}
