@@ -135,6 +135,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.stored: set[Inst | Box] = set()
         #: the constant keys written per container site (``f(**options)`` passes them)
         self.keys_at: dict[Site, set[object]] = {}
+        #: the string keys each dict literal is written with (held until something is removed)
+        self.literal_keys: dict[Site, set[str]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
@@ -401,6 +403,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         if not keys or not all(isinstance(k, str) for k in keys):
             return None
         return sorted(keys)  # type: ignore[arg-type]
+
+    def holds_key(self, box: Box, key: str) -> bool:
+        """Whether the dict ``box`` certainly holds ``key``: its literal was written with it
+        and nothing was removed from it since (``del``, ``pop``, ``clear``)."""
+        return key in self.literal_keys.get(box.site, ()) and not self.read(
+            ("shifted", box.site))
 
     def known_length(self, box: Box) -> int | None:
         """How many items the list ``box`` certainly holds, when every index up to it has
