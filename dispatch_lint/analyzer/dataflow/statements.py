@@ -372,18 +372,22 @@ class Statements:
         count = len(elements)
         star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)),
                     None)
+        # a list of known length unpacks item by item, as a tuple does
+        shaped = {atom: self.known_items(Value.of(atom)) if isinstance(atom, Box) else (
+            atom.items if isinstance(atom, Tup) else None) for atom in value}
         for index, element in enumerate(elements):
             part = EMPTY
             for atom, trace in value.items():
-                if isinstance(atom, Tup) and (len(atom.items) == count if star is None
-                                              else len(atom.items) >= count - 1):
-                    size = len(atom.items)
+                items = shaped[atom]
+                if items is not None and (len(items) == count if star is None
+                                          else len(items) >= count - 1):
+                    size = len(items)
                     if star is None or index < star:
-                        part = part.join(atom.items[index])
+                        part = part.join(items[index])
                     elif index == star:
-                        part = part.join(join_all(atom.items[star:size - (count - star - 1)]))
+                        part = part.join(join_all(items[star:size - (count - star - 1)]))
                     else:
-                        part = part.join(atom.items[size - (count - index)])
+                        part = part.join(items[size - (count - index)])
                 elif isinstance(atom, Box) and (star is None or index < star):
                     part = part.join(self.box_content(atom, index))
                 else:
