@@ -13,6 +13,7 @@ from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Box,
     Closure,
     Const,
     Partial,
@@ -62,9 +63,17 @@ class ExternalCalls:
             if name == "next" and args:
                 return self.elements(args[0]) or Value.of(UNKNOWN)
             if name == "enumerate" and args:
+                items = self.known_items(args[0])
+                if items is not None and len(args) == 1 and not kwargs:
+                    return self.list_of(node, [Value.of(Tup((Value.of(Const(i)), item)))
+                                               for i, item in enumerate(items)])
                 return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN),
                                                                self.elements(args[0])))))
             if name == "zip" and args:
+                known = [self.known_items(a) for a in args]
+                if all(k is not None for k in known):  # pairs in order, as they are zipped
+                    return self.list_of(node, [Value.of(Tup(tuple(k[i] for k in known)))
+                                               for i in range(min(len(k) for k in known))])
                 return self.box_of("list", node, Value.of(Tup(tuple(
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
             if name in ("map", "filter") and len(args) > 1:
@@ -92,7 +101,7 @@ class ExternalCalls:
             if name == "super":
                 return self.program.super_value(self)
             if name == "dict":
-                return self.box_of("dict", node, join_all(kwargs.values()))
+                return self.dict_call(args, kwargs, node)
             return Value.of(UNKNOWN)
         if qualname in dispatch.DATA_READ_FUNCTIONS and args and has_tensor(args[0]):
             self.emit("read", (args[0].filter(is_tensorish),), qualname.split(".")[-1] + "()",
@@ -109,6 +118,36 @@ class ExternalCalls:
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def dict_call(self, args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
+                  ) -> Value:
+        """``dict(pairs, **kwargs)`` / ``dict(mapping)``: each value under its constant key
+        when the pairs are known (``dict(zip(names, tensors))``), else in the shared slot."""
+        pairs = self.known_items(args[0]) if len(args) == 1 else None
+        if pairs is None and len(args) == 1 and len(args[0]) == 1:
+            held = next(iter(args[0]))
+            if isinstance(held, Box) and held.kind == "dict":
+                known = self.known_pairs(held)  # a copy of a dict of known keys
+                pairs = tuple(known) if known is not None else None
+        keyed: list[tuple[object, Value]] = []
+        for pair in pairs or ():
+            key = [a for a in pair if isinstance(a, Tup) and len(a.items) == 2]
+            name = self.constant_key(key[0].items[0]) if len(key) == len(pair) == 1 else None
+            if not isinstance(name, str):
+                break
+            keyed.append((name, key[0].items[1]))
+        else:
+            if pairs is not None:
+                return self.filled_box("dict", node, keyed + sorted(kwargs.items()))
+        content = join_all(kwargs.values())
+        for arg in args[:1]:
+            for atom in self.elements(arg):
+                if isinstance(atom, Tup) and len(atom.items) == 2:
+                    content = content.join(atom.items[1])  # a (key, value) pair
+            for atom in arg:
+                if isinstance(atom, Box) and atom.kind == "dict":
+                    content = content.join(self.box_content(atom, None))  # a copy
+        return self.box_of("dict", node, content)
 
     def bound_partial(self, args: tuple[Value, ...], kwargs: dict[str, Value],
                       node: cst.Call) -> Value:
