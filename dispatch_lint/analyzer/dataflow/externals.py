@@ -80,7 +80,9 @@ class ExternalCalls:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
                                    self.kept_by(args[0], self.elements(args[1])))
-            if name in ("sum", "max", "min") and args:
+            if name == "sum" and args:
+                return self.builtin_sum(args, kwargs, node)
+            if name in ("max", "min") and args:
                 return self.elements(args[0]).filter(is_tensorish) or Value.of(UNKNOWN)
             if name == "getattr" and len(args) >= 2:
                 names = [a.text for a in args[1] if isinstance(a, Str)]
@@ -118,6 +120,22 @@ class ExternalCalls:
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def builtin_sum(self, args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
+                    ) -> Value:
+        """``sum(items, start)``: ``start + item`` for each item in turn (item by item when
+        the items are known, else each with the start), each sum a tensor operation."""
+        start = args[1] if len(args) > 1 else kwargs.get("start")
+        items = self.known_items(args[0])
+        if items is None:
+            elements = self.elements(args[0]).filter(is_tensorish)
+            if start is not None and has_tensor(start):
+                return self.binop(start, elements, node, "+") if elements else start
+            return elements or Value.of(UNKNOWN)
+        total = start if start is not None else Value.of(Const(0))
+        for item in items:
+            total = self.binop(total, item, node, "+")
+        return total.filter(is_tensorish) or Value.of(UNKNOWN)
 
     def dict_call(self, args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
                   ) -> Value:
