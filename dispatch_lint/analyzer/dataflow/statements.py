@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_LOOP_ROUNDS
+from dispatch_lint.analyzer.bounds import MAX_LOOP_ROUNDS, MAX_UNROLLED_LOOPS
 from dispatch_lint.analyzer.dataflow.state import State, join_states
 from dispatch_lint.analyzer.dataflow.syntax import (
     dotted_name,
@@ -212,8 +212,36 @@ class Statements:
             return None
         # a loop over a tuple or list of known, non-zero length runs its body at least once
         items = self.known_items(iterable) if stmt.asynchronous is None else None
+        if items and self.unrolled_loops < MAX_UNROLLED_LOOPS:
+            return self.unrolled_loop(stmt, state, items)
         return self.loop(stmt, state, (stmt.target, elements), None, False,
                          runs_once=bool(items))
+
+    def unrolled_loop(self, stmt: cst.For, state: State, items: tuple[Value, ...]
+                      ) -> State | None:
+        """A loop over a few known items runs its body once per item, in order: the body
+        sees each item alone (``for name in ("numpy", "capture"): table[name] = ...`` fills
+        one slot per name), and what one iteration leaves the next starts from."""
+        self.unrolled_loops += 1
+        breaks: list[State] = []
+        current: State | None = state
+        try:
+            for item in items:
+                if current is None:
+                    break
+                body_in = current.copy()
+                self.assign(stmt.target, item, body_in, stmt.target)
+                frame = LoopFrame()
+                self.loops.append(frame)
+                body_out = self.run_block(stmt.body.body, body_in)
+                self.loops.pop()
+                breaks.extend(frame.breaks)
+                current = join_states([body_out, *frame.continues])
+        finally:
+            self.unrolled_loops -= 1
+        if stmt.orelse is not None and current is not None:
+            current = self.run_block(stmt.orelse.body.body, current)
+        return join_states([current, *breaks])
 
     def loop(self, stmt: cst.For | cst.While, state: State,
              target: tuple[cst.BaseAssignTargetExpression, Value] | None,
