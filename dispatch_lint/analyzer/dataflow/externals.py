@@ -187,9 +187,20 @@ class ExternalCalls:
             summary = self.program.summary(info, atom if isinstance(atom, Closure) else None)
             guards.add(summary.guard)
         guard = guards.pop() if len(guards) == 1 else None
-        if guard is None or guard[0] != 0 or guard[1]:
+        if guard is None or guard[0] != 0 or (guard[1] and not guard[1].startswith("[")):
             return elements
-        return narrow_capture(elements) if guard[2] else narrow_not_capture(elements)
+        narrow = narrow_capture if guard[2] else narrow_not_capture
+        if not guard[1]:
+            return narrow(elements)
+        position = int(guard[1][1:-1])  # `lambda kv: not kv[1].is_capture`: that item
+        out = EMPTY
+        for atom, trace in elements.items():
+            if isinstance(atom, Tup) and -len(atom.items) <= position < len(atom.items):
+                items = list(atom.items)
+                items[position] = narrow(items[position])
+                atom = Tup(tuple(items))
+            out = out.join(Value.of(atom, trace))
+        return out
 
     def fold(self, func: Value, sequence: Value, initial: Value | None, node: cst.Call
              ) -> Value:
