@@ -289,7 +289,8 @@ class CallModel:
             ambient = run.ambient()
             if ambient:
                 bound[AMBIENT] = ambient
-        context = self._context(info, bound, defaulted, run)
+        recursive = self.analysing(info)
+        context = self._context(info, bound, defaulted, run) if not recursive else ()
         summary = self.summary(info, closure, self_cls, context)
         passed = tuple((("set", i), True) for i in sorted(summary.none_tests)
                        if i in bound and bound[i] and all(is_something(a) for a in bound[i]))
@@ -297,7 +298,9 @@ class CallModel:
             # `if device is not None:` where the caller passes a device: decided
             context += passed
             summary = self.summary(info, closure, self_cls, context)
-        view = run.view_for(summary.reads)
+        # A recursive call reads the heap as its own callers left it: a view per level and
+        # round of the recursion would not settle (the slots hold the callee's own values).
+        view = run.view_for(summary.reads) if not recursive else frozenset()
         if view:
             # what this path wrote to the slots the callee reads (see views.py)
             summary = self.summary(info, closure, self_cls, context, view)

@@ -490,6 +490,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         sites.add(site)
         return site
 
+    def analysing(self, info: FuncInfo) -> bool:
+        """Whether a summary of ``info`` is being made: a call of it now is recursive."""
+        return any(key[0] == info.key for key in self.in_progress)
+
     def summary(self, info: FuncInfo, closure: Closure | None,
                 self_cls: Inst | Cls | None = None, context: tuple[object, ...] = (),
                 view: ViewContext = frozenset(), trace: TraceSpec | None = None) -> Summary:
