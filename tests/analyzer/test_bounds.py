@@ -252,3 +252,40 @@ def test_a_parameter_s_projection_is_read_once_per_call_however_many_events_hold
     # 38 more times in each; the 4 calls' substitutions read it once per call whatever the
     # events holding it (when each event read it again: 38 * 9 more reads)
     assert many_reads - few_reads <= 38 * 6
+
+
+def written_views(writers: int) -> tuple[AnalysisResult, int]:
+    """``writers`` functions that each write their parameter to a global dict and then call
+    one reader of it: each caller's path hands the reader another view of the dict (see
+    dataflow/views.py), so the reader is summarised once per writer. The first call passes a
+    capture tensor, whose value the reader returns to ``backward()`` (DL001 when it runs);
+    the line of that call."""
+    body = "".join(f"    total = total + settings['scale'] * {i}\n" for i in range(30))
+    source = (
+        RUNTIME + "settings = {'scale': 1.0}\n\n\n"
+        f"def reader():\n    total = 0.0\n{body}    return settings['scale']\n\n\n"
+        + "".join(f"def writer_{i}(value):\n    settings['scale'] = value\n"
+                  "    return reader()\n\n\n" for i in range(writers))
+        + "cap = dispatch.Capture()\n"
+        "writer_0(dispatch.placeholder((2,), device=cap)).backward()\n"
+        + "".join(f"writer_{i}(dispatch.zeros((2,)) * {i})\n" for i in range(1, writers))
+    )
+    line = source.splitlines().index(
+        "writer_0(dispatch.placeholder((2,), device=cap)).backward()") + 1
+    return analyze([SourceFile("views.py", source.encode())]), line
+
+
+def test_a_function_read_under_many_callers_views_is_summarised_a_bounded_number_of_times(
+) -> None:
+    # flax's from_state_dict, recursing through a registry, met 589 views; here one per writer
+    (few, few_line), (many, many_line) = written_views(16), written_views(64)
+    assert findings(few) == [("views.py", few_line, "DL001")]
+    assert findings(many) == [("views.py", many_line, "DL001")]
+    # Four times the writers; the reader (30 statements) summarised for the first MAX_VIEWS
+    # (16) views only, then once for the unknown view every later writer shares (the
+    # writers' own work grows with them)
+    assert many.work <= 1.5 * few.work
+    reduced = [n.message for n in many.notes if is_precision_note(n)]
+    assert len(reduced) == 1
+    assert "`views.reader()`: called with more than 16 different views" in reduced[0]
+    assert not [n for n in few.notes if is_precision_note(n)]

@@ -300,7 +300,8 @@ class CallModel:
         view = run.view_for(summary.reads)
         if view:
             # what this path wrote to the slots the callee reads (see views.py)
-            summary = self.summary(info, closure, self_cls, context, view)
+            summary = self.summary(info, closure, self_cls, context,
+                                   self.bounded_view(info, view))
         return self.instantiate_summary(info, run, summary, bound, node, closure,
                                         receiver=receiver, passed_on=passed_on,
                                         in_closure=in_closure)
