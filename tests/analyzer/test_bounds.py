@@ -289,3 +289,50 @@ def test_a_function_read_under_many_callers_views_is_summarised_a_bounded_number
     assert len(reduced) == 1
     assert "`views.reader()`: called with more than 16 different views" in reduced[0]
     assert not [n for n in few.notes if is_precision_note(n)]
+
+
+# datasets' _align_features: a recursive call passes the function's own parameters on inside
+# a list, with dict subclasses of the tree in the calling context; asking which objects the
+# parameter holds read them as its own again, without end.
+ALIGN = """
+
+class Features(dict):
+    pass
+
+
+def is_null(feature):
+    return feature is None
+
+
+def align(features_list):
+    merged = {}
+    for features in features_list:
+        for k, v in features.items():
+            if k in merged and isinstance(v, dict):
+                merged[k] = align([merged[k], v])[0]
+            elif k not in merged or is_null(merged[k]):
+                merged[k] = v
+    return [Features({k: merged[k] for k in features.keys()}) for features in features_list]
+
+
+class Dataset:
+    def __init__(self, features):
+        self.features = features
+
+
+def concatenate(datasets):
+    return align([d.features for d in datasets])
+
+
+aligned = concatenate([Dataset(Features(a=Features(b=1))), Dataset(Features(a=Features(b=2)))])
+cap = dispatch.Capture()
+dispatch.placeholder((2,), device=cap).backward()
+"""
+
+
+def test_a_recursive_call_passing_its_own_parameters_on_is_answered() -> None:
+    source = RUNTIME + ALIGN
+    result = analyze([SourceFile("align.py", source.encode())])
+    assert result.errors == ()  # today's main: "internal error: code nested too deeply"
+    assert findings(result) == [("align.py", len(source.splitlines()), "DL001")]
+    assert result.work <= 20_000  # 10,596 measured
