@@ -306,6 +306,7 @@ class Substitution:
                     for a, a_trace in value.items() for b, b_trace in partner.items()
                 ) if value and partner else value.join(partner)
                 continue
+            run.work += len(value)  # each step reads the attribute or items of every atom
             value = project(run, value, proj, self.node)
         if atom.real:
             value = narrow_not_capture(value)

@@ -252,3 +252,87 @@ def test_a_parameter_s_projection_is_read_once_per_call_however_many_events_hold
     # 38 more times in each; the 4 calls' substitutions read it once per call whatever the
     # events holding it (when each event read it again: 38 * 9 more reads)
     assert many_reads - few_reads <= 38 * 6
+
+
+def written_views(writers: int) -> tuple[AnalysisResult, int]:
+    """``writers`` functions that each write their parameter to a global dict and then call
+    one reader of it: each caller's path hands the reader another view of the dict (see
+    dataflow/views.py), so the reader is summarised once per writer. The first call passes a
+    capture tensor, whose value the reader returns to ``backward()`` (DL001 when it runs);
+    the line of that call."""
+    body = "".join(f"    total = total + settings['scale'] * {i}\n" for i in range(30))
+    source = (
+        RUNTIME + "settings = {'scale': 1.0}\n\n\n"
+        f"def reader():\n    total = 0.0\n{body}    return settings['scale']\n\n\n"
+        + "".join(f"def writer_{i}(value):\n    settings['scale'] = value\n"
+                  "    return reader()\n\n\n" for i in range(writers))
+        + "cap = dispatch.Capture()\n"
+        "writer_0(dispatch.placeholder((2,), device=cap)).backward()\n"
+        + "".join(f"writer_{i}(dispatch.zeros((2,)) * {i})\n" for i in range(1, writers))
+    )
+    line = source.splitlines().index(
+        "writer_0(dispatch.placeholder((2,), device=cap)).backward()") + 1
+    return analyze([SourceFile("views.py", source.encode())]), line
+
+
+def test_a_function_read_under_many_callers_views_is_summarised_a_bounded_number_of_times(
+) -> None:
+    # flax's from_state_dict, recursing through a registry, met 589 views; here one per writer
+    (few, few_line), (many, many_line) = written_views(16), written_views(64)
+    assert findings(few) == [("views.py", few_line, "DL001")]
+    assert findings(many) == [("views.py", many_line, "DL001")]
+    # Four times the writers; the reader (30 statements) summarised for the first MAX_VIEWS
+    # (16) views only, then once for the unknown view every later writer shares (the
+    # writers' own work grows with them)
+    assert many.work <= 1.5 * few.work
+    reduced = [n.message for n in many.notes if is_precision_note(n)]
+    assert len(reduced) == 1
+    assert "`views.reader()`: called with more than 16 different views" in reduced[0]
+    assert not [n for n in few.notes if is_precision_note(n)]
+
+
+# datasets' _align_features: a recursive call passes the function's own parameters on inside
+# a list, with dict subclasses of the tree in the calling context; asking which objects the
+# parameter holds read them as its own again, without end.
+ALIGN = """
+
+class Features(dict):
+    pass
+
+
+def is_null(feature):
+    return feature is None
+
+
+def align(features_list):
+    merged = {}
+    for features in features_list:
+        for k, v in features.items():
+            if k in merged and isinstance(v, dict):
+                merged[k] = align([merged[k], v])[0]
+            elif k not in merged or is_null(merged[k]):
+                merged[k] = v
+    return [Features({k: merged[k] for k in features.keys()}) for features in features_list]
+
+
+class Dataset:
+    def __init__(self, features):
+        self.features = features
+
+
+def concatenate(datasets):
+    return align([d.features for d in datasets])
+
+
+aligned = concatenate([Dataset(Features(a=Features(b=1))), Dataset(Features(a=Features(b=2)))])
+cap = dispatch.Capture()
+dispatch.placeholder((2,), device=cap).backward()
+"""
+
+
+def test_a_recursive_call_passing_its_own_parameters_on_is_answered() -> None:
+    source = RUNTIME + ALIGN
+    result = analyze([SourceFile("align.py", source.encode())])
+    assert result.errors == ()  # today's main: "internal error: code nested too deeply"
+    assert findings(result) == [("align.py", len(source.splitlines()), "DL001")]
+    assert result.work <= 20_000  # 10,596 measured

@@ -232,8 +232,19 @@ class Calls:
         context (they decide which methods its calls reach); EMPTY when unknown."""
         if atom.owner != self.owner or atom.param not in self.param_context:
             return EMPTY
-        return self.program.project_all(self, self.param_context[atom.param], atom.proj, node
-                                        ).filter(_decides_calls)
+        # The caller's own parameters in the context (a recursive call passes them on, also
+        # inside containers) stand for nothing here: read as this run's, each would ask for
+        # its objects again, without end (datasets' _align_features: "code nested too deeply
+        # to analyse").
+        if atom in self.objects_asked:
+            return EMPTY
+        passed = self.param_context[atom.param].filter(lambda a: not isinstance(a, Sym))
+        self.objects_asked.add(atom)
+        try:
+            return self.program.project_all(self, passed, atom.proj, node
+                                            ).filter(_decides_calls)
+        finally:
+            self.objects_asked.discard(atom)
 
 
 class CallModel:
@@ -303,7 +314,8 @@ class CallModel:
         view = run.view_for(summary.reads) if not recursive else frozenset()
         if view:
             # what this path wrote to the slots the callee reads (see views.py)
-            summary = self.summary(info, closure, self_cls, context, view)
+            summary = self.summary(info, closure, self_cls, context,
+                                   self.bounded_view(info, view))
         return self.instantiate_summary(info, run, summary, bound, node, closure,
                                         receiver=receiver, passed_on=passed_on,
                                         in_closure=in_closure)

@@ -26,6 +26,7 @@ from dispatch_lint.analyzer.bounds import (
     MAX_ROUNDS,
     MAX_SITES_PER_NODE,
     MAX_UNIT_DEPTH,
+    MAX_VIEWS,
     ROUND_BUDGET,
 )
 from dispatch_lint.analyzer.dataflow.calls import CallModel
@@ -58,6 +59,12 @@ from dispatch_lint.analyzer.values import (
     narrow_not_capture,
 )
 from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
+
+
+#: what a note says when a function's views were bounded (see Program.bounded_view)
+VIEWS_REDUCED = (f"called with more than {MAX_VIEWS} different views of the globals and "
+                 "fields it reads: in the later ones they are unknown")
+UNKNOWN_VALUE = Value.of(UNKNOWN)
 
 
 class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel):
@@ -138,6 +145,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         #: the string keys each dict literal is written with (held until something is removed)
         self.literal_keys: dict[Site, set[str]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
+        #: the views each function was summarised for (see :meth:`bounded_view`)
+        self.views: dict[int, set[ViewContext]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
         #: per round: which units were found outdated (see :meth:`outdated`)
@@ -478,6 +487,17 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 self.note_read(key)
                 names[name] = self.heap[key]
         return names
+
+    def bounded_view(self, info: FuncInfo, view: ViewContext) -> ViewContext:
+        """``view``, or once ``info`` was summarised for MAX_VIEWS views, the same slots
+        holding unknown (written on every path, so that what the heap holds for them is not
+        read either: a value the caller's path replaced never comes back)."""
+        seen = self.views.setdefault(info.key, set())
+        if view in seen or len(seen) < MAX_VIEWS:
+            seen.add(view)
+            return view
+        self.note_reduced(info.file, info, VIEWS_REDUCED)
+        return frozenset((slot, UNKNOWN_VALUE, True) for slot, _, _ in view)
 
     def bounded(self, site: Site) -> Site:
         """``site``, or once a node has made things in too many contexts, the one site all

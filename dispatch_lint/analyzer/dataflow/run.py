@@ -97,6 +97,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: the objects of the checked tree the caller passes, per parameter: calls through
         #: parameters (``model.forward(x)``, ``fn(t)``) resolve to them
         self.param_context: dict[int, Value] = {}
+        #: the parameters whose objects are being asked for now (see Calls.objects_of)
+        self.objects_asked: set[Sym] = set()
         self.returns: Value = EMPTY
         #: some path reached a `return` (or a `yield`: calling a generator function returns)
         self.returned = False
