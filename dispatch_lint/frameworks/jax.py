@@ -119,6 +119,19 @@ ARRAY_METHODS = frozenset(
 #: Pytree utilities: they restructure their arguments, they compute nothing.
 STRUCTURAL_NAMESPACES = ("jax.tree_util", "jax.tree")
 
+#: ... of which these give a Python list of the leaves (``if not jax.tree.leaves(params):``
+#: tests the list): (items are (path, leaf) pairs, the result is (leaves, treedef)).
+LEAF_LISTS: dict[str, tuple[bool, bool]] = {
+    "jax.tree.leaves": (False, False),
+    "jax.tree_util.tree_leaves": (False, False),
+    "jax.tree.leaves_with_path": (True, False),
+    "jax.tree_util.tree_leaves_with_path": (True, False),
+    "jax.tree.flatten": (False, True),
+    "jax.tree_util.tree_flatten": (False, True),
+    "jax.tree.flatten_with_path": (True, True),
+    "jax.tree_util.tree_flatten_with_path": (True, True),
+}
+
 #: Call their function argument (position, then the positions of its arguments; None: all
 #: the others) the way Python would: traced only when their caller is.
 CALLS_THROUGH: dict[str, tuple[int, tuple[int, ...] | None]] = {
@@ -126,6 +139,9 @@ CALLS_THROUGH: dict[str, tuple[int, tuple[int, ...] | None]] = {
     "jax.tree_util.tree_map": (0, None),
     "jax.tree.map": (0, None),
 }
+
+#: ... of which these give a tree of the structure of their first tree argument.
+SAME_STRUCTURE = frozenset({"jax.tree_util.tree_map", "jax.tree.map"})
 
 #: Functions whose function argument runs later on concrete values, outside the trace.
 CALLBACKS: dict[str, int] = {
@@ -331,7 +347,9 @@ MODEL = FrameworkModel(
     same_kind_attributes=TRACED_ATTRIBUTES,
     same_kind_methods=ARRAY_METHODS,
     structural_namespaces=STRUCTURAL_NAMESPACES,
+    leaf_lists=LEAF_LISTS,
     calls_through=CALLS_THROUGH,
+    same_structure=SAME_STRUCTURE,
     callbacks=CALLBACKS,
     sinks=SINKS,
     builtin_sinks=BUILTIN_SINKS,

@@ -117,7 +117,8 @@ class FrameworkModel:
     for the dispatch runtime, by the API name under its module).
     *Propagation*: inside a trace, the results of calls under ``traced_namespaces`` are
     data-less too, except ``concrete_functions`` and the ``structural_namespaces`` (which
-    only move their arguments around: pytree utilities); ``concrete_attributes`` of a
+    only move their arguments around: pytree utilities; ``leaf_lists`` of them give lists of
+    them); ``concrete_attributes`` of a
     data-less value are concrete, ``same_kind_attributes`` and ``same_kind_methods`` give a
     value of the same kind (an empty set of methods: every method but the sinks does);
     ``calls_through`` call their function argument with
@@ -152,8 +153,15 @@ class FrameworkModel:
     same_kind_attributes: frozenset[str] = frozenset()
     same_kind_methods: frozenset[str] = frozenset()
     structural_namespaces: tuple[str, ...] = ()
+    #: structural utilities whose result is a Python list of their argument's leaves, not a
+    #: data-less value (its truth and length are concrete): qualname -> (each item a
+    #: ``(path, leaf)`` pair, the list paired with the structure as ``(leaves, treedef)``)
+    leaf_lists: Mapping[str, tuple[bool, bool]] = field(default_factory=dict)
     calls_through: Mapping[str, tuple[int, tuple[int, ...] | None]] = field(
         default_factory=dict)
+    #: of ``calls_through``, those whose result has the structure of their tree argument
+    #: (``jax.tree.map``): over a tuple, each item is mapped on its own
+    same_structure: frozenset[str] = frozenset()
     callbacks: Mapping[str, int] = field(default_factory=dict)
     # sinks
     sinks: Mapping[str, Sink] = field(default_factory=dict)

@@ -107,6 +107,8 @@ class Conditions:
             return state
         if truth and self.program.traced:
             self.narrow_not_traced(test, state)
+        elif self.program.traced:
+            self.narrow_lacks_array_attribute(test, state)
         found = self.capture_test(test, state)
         if found is not None:
             subject, polarity = found
@@ -139,9 +141,30 @@ class Conditions:
         scalar = all(n.value in _PYTHON_SCALARS for n in names)
         name = test.args[0].value.value
         if name in state.env:
-            kept = state.env[name].filter(
-                lambda a: not isinstance(a, Traced) and not (scalar and isinstance(a, Sym)))
-            state.env[name] = kept or Value.of(UNKNOWN)
+            if scalar:
+                kept = state.env[name].filter(lambda a: not isinstance(a, (Traced, Sym)))
+                state.env[name] = kept or Value.of(UNKNOWN)
+            else:  # a container: its items may be tracers, itself not
+                state.env[name] = self.untraced(state.env[name])
+
+    def narrow_lacks_array_attribute(self, test: cst.BaseExpression, state: State) -> None:
+        """``hasattr(v, "shape")`` false: ``v`` is no tracer there, since every tracer has
+        its framework's array attributes and methods (``a.shape if hasattr(a, "shape") else
+        np.asarray(a).shape`` converts only what is not an array)."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 2
+                and isinstance(test.func, cst.Name) and test.func.value == "hasattr"
+                and isinstance(test.args[0].value, cst.Name)
+                and isinstance(test.args[1].value, cst.SimpleString)):
+            return
+        attribute = test.args[1].value.evaluated_value
+        if not any(attribute in model.concrete_attributes
+                   or attribute in model.same_kind_attributes
+                   or attribute in model.same_kind_methods
+                   for model in self.program.traced_models.values()):
+            return
+        name = test.args[0].value.value
+        if name in state.env:
+            state.env[name] = self.untraced(state.env[name])
 
     def only_autodiff(self, value: Value, autodiff: bool) -> Value:
         """``value`` where ``.is_autodiff`` was found ``autodiff`` (a parameter: as its

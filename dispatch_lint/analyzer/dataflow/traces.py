@@ -129,6 +129,12 @@ def _leafless(value: Value, depth: int = 0) -> bool:
     )
 
 
+def _tuple_width(value: Value) -> int | None:
+    """The length of the tuples ``value`` certainly is, if they all have one."""
+    widths = {len(atom.items) if isinstance(atom, Tup) else None for atom in value}
+    return widths.pop() if len(widths) == 1 else None
+
+
 def _kind_max(a: str | None, b: str) -> str:
     return ABSTRACT if ABSTRACT in (a, b) else b
 
@@ -632,6 +638,17 @@ class TraceCalls:
                 out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1))
         return out
 
+    def untraced(self, value: Value) -> Value:
+        """``value`` where a test proved it is no tracer: its tracers dropped, its parameters
+        projected so that a caller's tracer is dropped too (their items may still be ones)."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, "untraced"))
+            elif not isinstance(atom, Traced):
+                out = out.join(Value.of(atom, trace))
+        return out or Value.of(UNKNOWN)
+
     def framework_result(self, model: FrameworkModel | None, args: Iterable[Value],
                          kwargs: dict[str, Value]) -> Value:
         """What a call of the framework gives: inside a trace a tracer of that trace (from the
@@ -682,10 +699,17 @@ class TraceCalls:
             if position < len(args):
                 picked = tuple(args[i] for i in arguments if i < len(args)) if arguments \
                     is not None else tuple(v for i, v in enumerate(args) if i != position)
-                leaves = tuple(self.traced_part(v) or Value.of(UNKNOWN) for v in picked)
-                result = self.call_value(args[position], leaves, {}, node)
-                # what the function returns, nothing more: jax.tree.map of `x.shape[0]` is ints
-                return self.traced_part(result) or Value.of(UNKNOWN)
+                width = _tuple_width(picked[0]) if qualname in model.same_structure and \
+                    picked else None
+                if width is not None and all(_tuple_width(v) == width for v in picked):
+                    # a tuple of known length keeps its items apart: `a, b = jax.tree.map(f,
+                    # (a, b))` maps each one (jax.tree.map(f, (1, t)) is (f(1), f(t)))
+                    return Value.of(Tup(tuple(
+                        self.mapped_leaves(args[position], tuple(
+                            join_all(atom.items[i] for atom in value) for value in picked),
+                            node)
+                        for i in range(width))))
+                return self.mapped_leaves(args[position], picked, node)
             return self.framework_result(model, args, kwargs)
         if qualname in model.callbacks:
             # the target runs later, outside the trace, on concrete values: nothing traced
@@ -697,7 +721,16 @@ class TraceCalls:
             return Value.of(UNKNOWN)
         if any(qualname.startswith(prefix + ".") for prefix in model.structural_namespaces):
             # pytree utilities move values around: their results are the arguments' tracers
-            return join_all(self.traced_part(v) for v in args) or Value.of(UNKNOWN)
+            listed = model.leaf_lists.get(qualname)
+            if listed is None:
+                return join_all(self.traced_part(v) for v in args) or Value.of(UNKNOWN)
+            # a list of the leaves: a Python list, holding the tracers
+            paired, with_structure = listed
+            leaves = (self.traced_part(args[0]) if args else EMPTY) or Value.of(UNKNOWN)
+            if paired:
+                leaves = Value.of(Tup((Value.of(UNKNOWN), leaves)))
+            result = self.box_of("list", node, leaves)
+            return Value.of(Tup((result, Value.of(UNKNOWN)))) if with_structure else result
         shape = model.shapes.get(qualname)
         if shape is not None:
             self.check_shape(model, shape, args, kwargs, node)
@@ -707,6 +740,14 @@ class TraceCalls:
                          for v in args)
             return self.made_here(model, kept, {}, node)
         return self.made_here(model, args, kwargs, node)
+
+    def mapped_leaves(self, function: Value, trees: tuple[Value, ...], node: cst.Call
+                      ) -> Value:
+        """What a pytree utility gives by calling ``function`` on the leaves of ``trees``:
+        the tracers it returns, nothing more (jax.tree.map of ``x.shape[0]`` is ints)."""
+        leaves = tuple(self.traced_part(v) or Value.of(UNKNOWN) for v in trees)
+        result = self.call_value(function, leaves, {}, node)
+        return self.traced_part(result) or Value.of(UNKNOWN)
 
     def transformed(self, function: Value, chain: tuple[TraceTransform, ...],
                     node: cst.CSTNode) -> Value:
