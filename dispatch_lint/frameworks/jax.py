@@ -59,12 +59,12 @@ TRANSFORMS: dict[str, Transform] = {
 
 #: Calls that trace the functions they are given at once: every parameter is a tracer.
 BODIES: dict[str, Body] = {
-    "jax.lax.scan": Body((0, "f")),
-    "jax.lax.fori_loop": Body((2, "body_fun")),
-    "jax.lax.while_loop": Body((0, 1, "cond_fun", "body_fun")),
-    "jax.lax.cond": Body((1, 2, "true_fun", "false_fun")),
-    "jax.lax.switch": Body((), sequences=(1, "branches")),
-    "jax.lax.map": Body((0, "f")),
+    "jax.lax.scan": Body((0, "f"), passes=2),
+    "jax.lax.fori_loop": Body((2, "body_fun"), passes=2),
+    "jax.lax.while_loop": Body((0, 1, "cond_fun", "body_fun"), passes=1),
+    "jax.lax.cond": Body((1, 2, "true_fun", "false_fun"), operands=3),
+    "jax.lax.switch": Body((), sequences=(1, "branches"), operands=2),
+    "jax.lax.map": Body((0, "f"), passes=1),
     "jax.eval_shape": Body((0, "fun"), arguments=1),
     "jax.jvp": Body((0, "fun"), kind=CONCRETE),
     "jax.vjp": Body((0, "fun"), kind=CONCRETE),

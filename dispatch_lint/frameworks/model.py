@@ -90,12 +90,17 @@ class Body:
     positions of lists or tuples of them (``jax.lax.switch``'s branches). ``arguments``: the
     call's arguments from this position on, and its keywords but the functions', are the
     function's own (``jax.eval_shape(f, *args, **kwargs)``): a parameter given no array
-    leaves (``()``, ``None``), or not given at all, is not traced."""
+    leaves (``()``, ``None``), or not given at all, is not traced. Otherwise the functions are
+    called positionally with ``passes`` arguments (``scan``'s body: carry and x), or with the
+    call's positional arguments from ``operands`` on (``cond``'s operands); a parameter with a
+    default that is not given keeps it, untraced."""
 
     functions: tuple[int | str, ...]
     kind: str = ABSTRACT
     sequences: tuple[int | str, ...] = ()
     arguments: int | None = None
+    passes: int | None = None
+    operands: int | None = None
 
 
 @dataclass(frozen=True)

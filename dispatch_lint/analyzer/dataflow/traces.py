@@ -521,14 +521,25 @@ class TraceModel:
         if any(isinstance(a, Traced) and a.kind == ABSTRACT for a in run.ambient()):
             ambient = ABSTRACT
         kind = ambient or body.kind
+        count = body.passes
+        if body.operands is not None and not any(a.star for a in node.args):
+            count = max(len(args) - body.operands, 0)
         for value in functions:
             for callee in self.callees(run, value):
                 info = callee.info
                 fixed_names = {name for name, _ in callee.fixed_kwargs}
                 positional = [i for i, p in enumerate(info.params) if p.kind == "pos"]
                 untraced = set(positional[:callee.passed_before])
+                # the body is called positionally: a parameter it is not given keeps its
+                # default, untraced (`def body(carry, x, init_mode=False)` under lax.scan)
+                defaulted = frozenset() if body.arguments is not None else frozenset(
+                    i for i, p in enumerate(info.params)
+                    if i in info.defaults and p.name not in fixed_names and (
+                        p.kind == "kwonly" or p.kind == "pos" and count is not None
+                        and i in positional[callee.passed_before + count:]))
                 kinds = {i: kind for i, p in enumerate(info.params)
-                         if i not in untraced and p.name not in fixed_names}
+                         if i not in untraced and p.name not in fixed_names
+                         and i not in defaulted}
                 given: tuple[Value, ...] = ()
                 named: dict[str, Value] = {}
                 if body.arguments is not None:
@@ -543,7 +554,8 @@ class TraceModel:
                              if i in passed and not _leafless(bound.get(i, EMPTY))}
                 spec = TraceSpec(model.name, label, tuple(sorted(kinds.items())), ambient)
                 closure = self.resolve_captures(run, callee.closure, node)
-                summary = self.summary(info, closure, self._receiver_class(callee), (),
+                context = self._context(info, {}, defaulted) if defaulted else ()
+                summary = self.summary(info, closure, self._receiver_class(callee), context,
                                        trace=spec)
                 self.instantiate_summary(info, run, summary, bound, node, closure, traced=True)
 
