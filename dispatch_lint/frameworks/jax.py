@@ -76,7 +76,15 @@ BODIES: dict[str, Body] = {
 #: Inside a trace, every result of a call under these is a tracer (JAX stages everything).
 TRACED_NAMESPACES = ("jax",)
 
-#: ... except these, which answer about types, shapes and the machine.
+#: ... except the machinery of JAX itself: traces, abstract values, jaxprs, versions, types
+#: (checked with jax 0.10: `jax.core.find_top_trace(())`, `jax.api_util.debug_info(...)`).
+INTERNAL_NAMESPACES = (
+    "jax.core", "jax.extend", "jax.api_util", "jax.interpreters", "jax.version", "jax.typing",
+    "jax.sharding", "jax.stages", "jax.errors", "jax.config", "jax.monitoring", "jax.profiler",
+    "jax.util", "jax._src",
+)
+
+#: ... and these, which answer about types, shapes and the machine.
 CONCRETE_FUNCTIONS = frozenset(
     {
         "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.issubdtype",
@@ -342,6 +350,7 @@ MODEL = FrameworkModel(
     transforms=TRANSFORMS,
     bodies=BODIES,
     traced_namespaces=TRACED_NAMESPACES,
+    internal_namespaces=INTERNAL_NAMESPACES,
     concrete_functions=CONCRETE_FUNCTIONS,
     concrete_attributes=CONCRETE_ATTRIBUTES,
     same_kind_attributes=TRACED_ATTRIBUTES,

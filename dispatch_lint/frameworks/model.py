@@ -153,6 +153,9 @@ class FrameworkModel:
     sources: Mapping[str, object] = field(default_factory=dict)
     # propagation
     traced_namespaces: tuple[str, ...] = ()
+    #: the framework's own machinery: what its calls give is not an array, never data-less
+    #: (JAX's ``jax.core.find_top_trace(())`` is a trace object)
+    internal_namespaces: tuple[str, ...] = ()
     concrete_functions: frozenset[str] = frozenset()
     concrete_attributes: frozenset[str] = frozenset()
     same_kind_attributes: frozenset[str] = frozenset()

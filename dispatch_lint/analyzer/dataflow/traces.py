@@ -729,7 +729,8 @@ class TraceCalls:
             if qualname in model.concrete_functions:
                 return Value.of(UNKNOWN)
             return self.framework_result(model, (), {})
-        if qualname in model.concrete_functions:
+        if qualname in model.concrete_functions or any(
+                qualname.startswith(prefix + ".") for prefix in model.internal_namespaces):
             return Value.of(UNKNOWN)
         if any(qualname.startswith(prefix + ".") for prefix in model.structural_namespaces):
             # pytree utilities move values around: their results are the arguments' tracers
