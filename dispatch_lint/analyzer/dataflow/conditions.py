@@ -41,6 +41,9 @@ from dispatch_lint.analyzer.values import (
 #: Python's own types, of which no tracer is an instance; of the scalars, no container either.
 _PYTHON_SCALARS = frozenset({"int", "float", "bool", "complex", "str", "bytes"})
 _PYTHON_TYPES = _PYTHON_SCALARS | {"tuple", "list", "dict", "set", "frozenset", "range", "slice"}
+_ABC_MODULES = frozenset({"typing", "collections.abc", "typing_extensions"})
+_CONTAINER_ABCS = frozenset({"Mapping", "MutableMapping", "Sequence", "MutableSequence", "Set",
+                             "MutableSet", "AbstractSet"})
 
 
 class Conditions:
@@ -136,7 +139,7 @@ class Conditions:
         kinds = test.args[1].value
         names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
         if not names or not all(isinstance(n, cst.Name) and n.value in _PYTHON_TYPES
-                                for n in names):
+                                or self._container_abc(n, state) for n in names):
             return
         scalar = all(n.value in _PYTHON_SCALARS for n in names)
         name = test.args[0].value.value
@@ -146,6 +149,16 @@ class Conditions:
                 state.env[name] = kept or Value.of(UNKNOWN)
             else:  # a container: its items may be tracers, itself not
                 state.env[name] = self.untraced(state.env[name])
+
+    def _container_abc(self, node: cst.BaseExpression, state: State) -> bool:
+        """``typing.Mapping``, ``collections.abc.Sequence``, ...: abstract containers a type
+        must be registered with, which no tracer is (``Iterable`` and ``Sized`` are checked by
+        their methods, which arrays have)."""
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return False
+        return any(isinstance(a, Ref) and a.qualname.rsplit(".", 1)[0] in _ABC_MODULES
+                   and a.qualname.rsplit(".", 1)[-1] in _CONTAINER_ABCS
+                   for a in self.eval_quiet(node, state))
 
     def narrow_lacks_array_attribute(self, test: cst.BaseExpression, state: State) -> None:
         """``hasattr(v, "shape")`` false: ``v`` is no tracer there, since every tracer has
