@@ -370,7 +370,20 @@ def bench_mlp_step(dispatch, rounds):  # type: ignore[no-untyped-def]
 
         return step
 
-    cases = {"numpy": step_on(dispatch.NumPy()), "numba": step_on(dispatch.Numba())}
+    def by_hand() -> object:
+        # The same step written out in NumPy: the floor an eager wrapper over NumPy can reach.
+        hidden = np.tanh(x @ w1 + b1)
+        out = hidden @ w2 + b2
+        (out**2).mean()
+        g_out = 2 * out / out.size
+        g_hidden = (g_out @ w2.T) * (1 - hidden * hidden)
+        return [x.T @ g_hidden, g_hidden.sum(0), hidden.T @ g_out, g_out.sum(0)]
+
+    cases = {
+        "numpy": step_on(dispatch.NumPy()),
+        "numba": step_on(dispatch.Numba()),
+        "numpy by hand": by_hand,
+    }
     try:
         import torch
     except ImportError:
@@ -392,7 +405,13 @@ def bench_mlp_step(dispatch, rounds):  # type: ignore[no-untyped-def]
         f"{name} {seconds * 1e6:.1f} us" for name, seconds in times.items()
     )
     print(f"\nSmall MLP step (forward + backward): Autodiff over {line}")
-    return times["numpy"]
+    return times
+
+
+#: The MLP step's time over the same step written out in NumPy, before issue 16 (97a2a48):
+#: medians of five runs of 200 rounds, two runs each interleaved with main's (OPENBLAS 1
+#: thread, a loaded 2-core machine): 2.94x and 2.93x before, 2.88x and 2.83x at main.
+MLP_BEFORE_16 = 2.9
 
 
 def goal(label: str, measured: str, passed: bool) -> None:
@@ -460,11 +479,23 @@ def main(argv: list[str] | None = None) -> None:
         f"{eager[1000]:.2f}x",
         eager[1000] <= 2.6,
     )
+    # The absolute figures of the issue (42 us; PyTorch 97 us) were measured on another
+    # machine: here the same step written out in NumPy takes longer than 42 us. The step is
+    # judged against that floor, measured in the same run; the bar is the ratio measured at
+    # the commit before issue 16 on this machine (see MLP_BEFORE_16).
+    against_hand = mlp["numpy"] / mlp["numpy by hand"]
     goal(
-        "small MLP step <= 100 us (42 us before issue 16)",
-        f"{mlp * 1e6:.1f} us",
-        mlp <= 100e-6,
+        f"small MLP step <= {MLP_BEFORE_16:.2f}x the step by hand in NumPy (before issue 16)",
+        f"{against_hand:.2f}x ({mlp['numpy'] * 1e6:.1f} us)",
+        against_hand <= MLP_BEFORE_16,
     )
+    if "torch" in mlp:
+        against_torch = mlp["numpy"] / mlp["torch"]
+        goal(
+            "small MLP step faster than PyTorch's (0.43x in the issue)",
+            f"{against_torch:.2f}x",
+            against_torch < 1.0,
+        )
 
 
 if __name__ == "__main__":
