@@ -57,7 +57,8 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.custom_vjp": _CUSTOM,
 }
 
-#: Calls that trace the functions they are given at once: every parameter is a tracer.
+#: Calls that trace the functions they are given at once: every parameter they pass is a
+#: tracer (``passes``: how many arguments lax gives each one; ``operands``: the call's own).
 BODIES: dict[str, Body] = {
     "jax.lax.scan": Body((0, "f"), passes=2),
     "jax.lax.fori_loop": Body((2, "body_fun"), passes=2),
