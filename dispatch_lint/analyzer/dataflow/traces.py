@@ -135,6 +135,15 @@ def _tuple_width(value: Value) -> int | None:
     return widths.pop() if len(widths) == 1 else None
 
 
+def _compared_first(value: Value) -> Value:
+    """What ordering ``value`` compares for sure: a tuple's first item (the later ones only
+    break ties, and the pairs sorted are mostly a mapping's items, whose keys differ)."""
+    if not any(isinstance(a, Tup) and a.items for a in value):
+        return value
+    return join_all(atom.items[0] if isinstance(atom, Tup) and atom.items else
+                    Value.of(atom, trace) for atom, trace in value.items())
+
+
 def _kind_max(a: str | None, b: str) -> str:
     return ABSTRACT if ABSTRACT in (a, b) else b
 
@@ -897,11 +906,12 @@ class TraceCalls:
                 continue  # those are read events of every framework (externals)
             if name in ("max", "min", "sorted"):
                 items = args if len(args) > 1 else tuple(self.elements(a) for a in args)
-                if name == "sorted" or "key" not in kwargs:
-                    found = self.flat_traced(items)
-                    if found and (len(args) > 1 or name == "sorted" or len(found) > 0):
-                        self.emit("concretize", (found,), operation, node,
-                                  "compared by `{code}`")
+                if "key" in kwargs:  # what the key gives is compared, not the items
+                    items = tuple(self.call_value(kwargs["key"], (item,), {}, node)
+                                  for item in items)
+                found = self.flat_traced(tuple(_compared_first(v) for v in items))
+                if found:
+                    self.emit("concretize", (found,), operation, node, "compared by `{code}`")
                 continue
             found = self.flat_traced(args)
             if found:
