@@ -23,6 +23,7 @@ __all__ = [
     "MAX_TUPLE_DEPTH",
     "MAX_UNIT_DEPTH",
     "MAX_UNIT_WORK",
+    "MAX_UNROLLED_LOOPS",
     "ROUND_BUDGET",
 ]
 
@@ -36,6 +37,10 @@ __all__ = [
 MAX_UNIT_WORK = 20_000
 #: Loops are iterated at most this often; the lattice is small, so this is rarely reached.
 MAX_LOOP_ROUNDS = 6
+#: A `for` loop over a few known items (see containers.MAX_UNROLLED) runs its body once per
+#: item; loops nested deeper than this inside such loops are iterated to a fixpoint instead,
+#: so that the work stays about linear (8 x 8 body runs at most).
+MAX_UNROLLED_LOOPS = 2
 #: Symbolic projections longer than this become unknown (keeps summaries finite). Four
 #: follow `Autodiff(like.device.inner)` after a branch on `.is_autodiff`.
 MAX_PROJECTION = 4

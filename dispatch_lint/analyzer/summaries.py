@@ -323,6 +323,10 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return convert(run, value, proj[0], proj[1], node)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
         return run.only_autodiff(value, proj[1] == "autodiff")
+    if isinstance(proj, tuple) and proj[0] == "with":
+        # An operation with another parameter: only a call's substitution knows what that
+        # one holds (Substitution.project_symbol); the result is no function or object.
+        return Value.of(UNKNOWN)
     if isinstance(proj, tuple):  # ("mix", device): an operation with a tensor on that device
         partner = Value.of(Ten(proj[1]))
         out = join_all(

@@ -312,6 +312,23 @@ CASES: dict[str, str] = {
         dispatch.zeros((2,), device='capture' if False else "numpy").numpy()
         dispatch.zeros((2,), device=f"capture").numpy()
     ''',
+    # A method on the result of an operation between two parameters, one of them made on an
+    # object's device: the calls it reaches are looked up through the object (this was an
+    # internal error, "'Sym' object has no attribute 'kind'").
+    "method_on_an_operation_of_two_parameters": """
+        class Real:
+            device = "numpy"
+
+        class Export:
+            device = "capture"
+
+        def fit(cfg, x):
+            w = dispatch.zeros((3,), device=cfg.device)
+            return (w - x).sum()
+
+        fit(Real(), dispatch.ones((3,))).item()
+        fit(Export(), dispatch.ones((3,)))  # expect: DL008
+    """,
 }
 
 

@@ -397,7 +397,7 @@ class Instances:
             initial = self.writes_initial
         for atom in obj:
             if isinstance(atom, (Inst, Cls)):
-                if not initial:
+                if not initial or self.builds(atom):
                     self.write_slot(("attr", atom, name), value, state)
                     continue
                 self.program.write_field(atom, name, self.concrete_part(value))

@@ -191,26 +191,29 @@ class Conditions:
                 out = out.join(Value.of(atom, trace))
         return out or Value.of(UNKNOWN)
 
-    def capture_test(self, test: cst.BaseExpression, state: State
+    def capture_test(self, test: cst.BaseExpression, state: State, items: bool = False
                      ) -> tuple[cst.BaseExpression, bool] | None:
         """The name (``t``) or field (``self.t``) ``test`` checks for being a capture tensor,
         if it is such a check, and whether the test is true for capture tensors. Besides the
         runtime's checks, a helper of the tree that returns one counts (see
-        :attr:`Summary.guard`)."""
+        :attr:`Summary.guard`). With ``items``, an item of a name (``kv[1]``) is a subject
+        too: what a guard returns of a pair (a ``filter`` predicate)."""
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
             constant = dotted_name(comp.comparator)
             if isinstance(comp.operator, (cst.Is, cst.Equal)) and constant in ("True", "False"):
-                found = self.capture_test(test.left, state)
+                found = self.capture_test(test.left, state, items)
                 if found is not None and constant == "False":
                     return found[0], not found[1]
                 return found
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
-            subject = _subject(test.value)
+            subject = _subject(test.value) or (
+                test.value if items and _is_item_of_name(test.value) else None)
             if subject is not None:
                 return subject, True
         if isinstance(test, cst.Call):
-            if test.args and _is_narrowable(test.args[0].value):
+            if test.args and (_is_narrowable(test.args[0].value) or (
+                    items and _is_item_of_name(test.args[0].value))):
                 if self.is_runtime_call(test, "is_capture", state):
                     return test.args[0].value, True
             return self.helper_guard(test, state)
@@ -227,6 +230,8 @@ class Conditions:
         if guard is None:
             return None
         index, field_name, polarity = guard
+        if field_name.startswith("["):
+            return None  # an item of the argument: only filter() narrows by it
         subject = self.argument_of(call, index, state)
         if subject is not None and field_name:
             subject = cst.Attribute(value=subject, attr=cst.Name(field_name))
@@ -277,13 +282,17 @@ class Conditions:
         polarity = True
         while isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
             value, polarity = value.expression, not polarity
-        found = self.capture_test(value, state)
+        found = self.capture_test(value, state, items=True)
         if found is None or self.func is None:
             return None
         subject, tested = found
         field_name = ""
         if isinstance(subject, cst.Attribute):
             field_name, subject = subject.attr.value, subject.value
+        elif isinstance(subject, cst.Subscript) and _is_item_of_name(subject):
+            # `lambda kv: not kv[1].is_capture`: an item of a pair (see ExternalCalls.kept_by)
+            field_name = f"[{subject.slice[0].slice.value.evaluated_value}]"  # type: ignore[attr-defined]
+            subject = subject.value
         index = self.parameter_index(subject, state)
         if index is None:
             return None
@@ -418,6 +427,13 @@ def _subject(node: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(node, cst.NamedExpr):
         node = node.target
     return node if _is_narrowable(node) else None
+
+
+def _is_item_of_name(node: cst.BaseExpression) -> bool:
+    """``kv[1]``: an item of a local name under a constant index."""
+    return (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, cst.Integer))
 
 
 def _is_narrowable(node: cst.BaseExpression) -> bool:

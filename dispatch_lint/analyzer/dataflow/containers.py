@@ -242,6 +242,7 @@ class Containers:
                 if isinstance(key, str):
                     if self.write_item(box, key, value):
                         self.keep_effect(Value.of(box), ("item", key), value)
+                        self.program.literal_keys.setdefault(box.site, set()).add(key)
                 else:
                     self.program.grow(box)
             else:
@@ -448,6 +449,8 @@ class Containers:
             known = self.program.known_keys(box) if isinstance(key, str) else None
             if known is not None and key not in known:
                 return default or Value.of(UNKNOWN)  # a key it never holds: the default
+            if name == "get" and isinstance(key, str) and self.program.holds_key(box, key):
+                return self.box_content(box, key) or Value.of(UNKNOWN)  # never the default
             return self.box_content(box, key).join(default) or Value.of(UNKNOWN)
         if name in ("pop", "popleft"):
             if args or name == "popleft":

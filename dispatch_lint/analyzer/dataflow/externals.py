@@ -13,6 +13,7 @@ from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Box,
     Closure,
     Const,
     Partial,
@@ -62,16 +63,26 @@ class ExternalCalls:
             if name == "next" and args:
                 return self.elements(args[0]) or Value.of(UNKNOWN)
             if name == "enumerate" and args:
+                items = self.known_items(args[0])
+                if items is not None and len(args) == 1 and not kwargs:
+                    return self.list_of(node, [Value.of(Tup((Value.of(Const(i)), item)))
+                                               for i, item in enumerate(items)])
                 return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN),
                                                                self.elements(args[0])))))
             if name == "zip" and args:
+                known = [self.known_items(a) for a in args]
+                if all(k is not None for k in known):  # pairs in order, as they are zipped
+                    return self.list_of(node, [Value.of(Tup(tuple(k[i] for k in known)))
+                                               for i in range(min(len(k) for k in known))])
                 return self.box_of("list", node, Value.of(Tup(tuple(
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
             if name in ("map", "filter") and len(args) > 1:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
                                    self.kept_by(args[0], self.elements(args[1])))
-            if name in ("sum", "max", "min") and args:
+            if name == "sum" and args:
+                return self.builtin_sum(args, kwargs, node)
+            if name in ("max", "min") and args:
                 return self.elements(args[0]).filter(is_tensorish) or Value.of(UNKNOWN)
             if name == "getattr" and len(args) >= 2:
                 names = [a.text for a in args[1] if isinstance(a, Str)]
@@ -92,7 +103,7 @@ class ExternalCalls:
             if name == "super":
                 return self.program.super_value(self)
             if name == "dict":
-                return self.box_of("dict", node, join_all(kwargs.values()))
+                return self.dict_call(args, kwargs, node)
             return Value.of(UNKNOWN)
         if qualname in dispatch.DATA_READ_FUNCTIONS and args and has_tensor(args[0]):
             self.emit("read", (args[0].filter(is_tensorish),), qualname.split(".")[-1] + "()",
@@ -109,6 +120,52 @@ class ExternalCalls:
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def builtin_sum(self, args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
+                    ) -> Value:
+        """``sum(items, start)``: ``start + item`` for each item in turn (item by item when
+        the items are known, else each with the start), each sum a tensor operation."""
+        start = args[1] if len(args) > 1 else kwargs.get("start")
+        items = self.known_items(args[0])
+        if items is None:
+            elements = self.elements(args[0]).filter(is_tensorish)
+            if start is not None and has_tensor(start):
+                return self.binop(start, elements, node, "+") if elements else start
+            return elements or Value.of(UNKNOWN)
+        total = start if start is not None else Value.of(Const(0))
+        for item in items:
+            total = self.binop(total, item, node, "+")
+        return total.filter(is_tensorish) or Value.of(UNKNOWN)
+
+    def dict_call(self, args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
+                  ) -> Value:
+        """``dict(pairs, **kwargs)`` / ``dict(mapping)``: each value under its constant key
+        when the pairs are known (``dict(zip(names, tensors))``), else in the shared slot."""
+        pairs = self.known_items(args[0]) if len(args) == 1 else None
+        if pairs is None and len(args) == 1 and len(args[0]) == 1:
+            held = next(iter(args[0]))
+            if isinstance(held, Box) and held.kind == "dict":
+                known = self.known_pairs(held)  # a copy of a dict of known keys
+                pairs = tuple(known) if known is not None else None
+        keyed: list[tuple[object, Value]] = []
+        for pair in pairs or ():
+            key = [a for a in pair if isinstance(a, Tup) and len(a.items) == 2]
+            name = self.constant_key(key[0].items[0]) if len(key) == len(pair) == 1 else None
+            if not isinstance(name, str):
+                break
+            keyed.append((name, key[0].items[1]))
+        else:
+            if pairs is not None:
+                return self.filled_box("dict", node, keyed + sorted(kwargs.items()))
+        content = join_all(kwargs.values())
+        for arg in args[:1]:
+            for atom in self.elements(arg):
+                if isinstance(atom, Tup) and len(atom.items) == 2:
+                    content = content.join(atom.items[1])  # a (key, value) pair
+            for atom in arg:
+                if isinstance(atom, Box) and atom.kind == "dict":
+                    content = content.join(self.box_content(atom, None))  # a copy
+        return self.box_of("dict", node, content)
 
     def bound_partial(self, args: tuple[Value, ...], kwargs: dict[str, Value],
                       node: cst.Call) -> Value:
@@ -130,9 +187,20 @@ class ExternalCalls:
             summary = self.program.summary(info, atom if isinstance(atom, Closure) else None)
             guards.add(summary.guard)
         guard = guards.pop() if len(guards) == 1 else None
-        if guard is None or guard[0] != 0 or guard[1]:
+        if guard is None or guard[0] != 0 or (guard[1] and not guard[1].startswith("[")):
             return elements
-        return narrow_capture(elements) if guard[2] else narrow_not_capture(elements)
+        narrow = narrow_capture if guard[2] else narrow_not_capture
+        if not guard[1]:
+            return narrow(elements)
+        position = int(guard[1][1:-1])  # `lambda kv: not kv[1].is_capture`: that item
+        out = EMPTY
+        for atom, trace in elements.items():
+            if isinstance(atom, Tup) and -len(atom.items) <= position < len(atom.items):
+                items = list(atom.items)
+                items[position] = narrow(items[position])
+                atom = Tup(tuple(items))
+            out = out.join(Value.of(atom, trace))
+        return out
 
     def fold(self, func: Value, sequence: Value, initial: Value | None, node: cst.Call
              ) -> Value:

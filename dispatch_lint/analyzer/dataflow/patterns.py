@@ -56,6 +56,9 @@ class Patterns:
         subject = self.eval(stmt.subject, state)
         name = dotted_name(stmt.subject)
         narrowable = name is not None and (name in state.env or "." in name)
+        # `match t.device:` tells the tensors of `t` apart by the device each is on
+        owner = _device_owner(stmt.subject, state)
+        owned = state.env[owner] if owner is not None else EMPTY
         outs: list[State | None] = []
         rest: State | None = state
         remaining = subject
@@ -72,6 +75,11 @@ class Patterns:
             entry = rest.copy()
             if narrowable:
                 entry.env[name] = matched  # type: ignore[index]
+            if owner is not None:
+                entry.env[owner] = owned.filter(
+                    lambda a: not isinstance(a, Ten) or tests.get(a.dev) is not False)
+                if self.plain_device_pattern(case.pattern, state):
+                    entry.env[owner] = narrow_not_capture(entry.env[owner])  # a parameter
             self.bind_pattern(case.pattern, matched, entry)
             if case.guard is not None:
                 entry, _ = self.condition(case.guard, entry)
@@ -81,13 +89,34 @@ class Patterns:
                 if capture is not None:
                     remaining = (narrow_not_capture(remaining) if capture
                                  else narrow_capture(remaining))
+                if owner is not None:
+                    owned = owned.filter(
+                        lambda a: not isinstance(a, Ten) or tests.get(a.dev) is not True)
                 if not remaining:
                     rest = None
-                elif narrowable:
+                elif narrowable or owner is not None:
                     rest = rest.copy()
-                    rest.env[name] = remaining  # type: ignore[index]
+                    if narrowable:
+                        rest.env[name] = remaining  # type: ignore[index]
+                    if owner is not None:
+                        rest.env[owner] = owned
         outs.append(rest)
         return join_states(outs)
+
+    def plain_device_pattern(self, pattern: cst.MatchPattern, state: State) -> bool:
+        """Whether ``pattern`` matches only plain devices (``NumPy()``, ``Numba()``): a
+        tensor whose device matches it is no capture tensor."""
+        if isinstance(pattern, cst.MatchAs):
+            return pattern.pattern is not None and self.plain_device_pattern(pattern.pattern,
+                                                                             state)
+        if isinstance(pattern, cst.MatchOr):
+            return all(self.plain_device_pattern(p.pattern, state) for p in pattern.patterns)
+        if not isinstance(pattern, cst.MatchClass):
+            return False
+        classes = self.eval_quiet(pattern.cls, state)
+        return bool(classes) and all(
+            isinstance(c, Ref) and _RUNTIME_CLASSES.get(model.runtime_name(c.qualname) or "")
+            in ("numpy", "numba") for c in classes)
 
     # ------------------------------------------------------------------------ verdicts
 
@@ -313,6 +342,14 @@ def _sequence_items(patterns: Iterable[cst.CSTNode], items: tuple[Value, ...]
         sub = element if isinstance(element, cst.MatchStar) else element.value
         out.append((sub, value))  # type: ignore[arg-type]
     return out
+
+
+def _device_owner(subject: cst.BaseExpression, state: State) -> str | None:
+    """``t`` when the subject is ``t.device`` of a local name ``t``."""
+    if isinstance(subject, cst.Attribute) and subject.attr.value == "device" and isinstance(
+            subject.value, cst.Name) and subject.value.value in state.env:
+        return subject.value.value
+    return None
 
 
 def _capture_test(pattern: cst.MatchPattern) -> bool | None:

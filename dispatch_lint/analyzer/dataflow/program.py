@@ -34,7 +34,7 @@ from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
 from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.dataflow.views import ViewContext
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
 from dispatch_lint.analyzer.events import Event, Hit
@@ -135,6 +135,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.stored: set[Inst | Box] = set()
         #: the constant keys written per container site (``f(**options)`` passes them)
         self.keys_at: dict[Site, set[object]] = {}
+        #: the string keys each dict literal is written with (held until something is removed)
+        self.literal_keys: dict[Site, set[str]] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
@@ -402,6 +404,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             return None
         return sorted(keys)  # type: ignore[arg-type]
 
+    def holds_key(self, box: Box, key: str) -> bool:
+        """Whether the dict ``box`` certainly holds ``key``: its literal was written with it
+        and nothing was removed from it since (``del``, ``pop``, ``clear``)."""
+        return key in self.literal_keys.get(box.site, ()) and not self.read(
+            ("shifted", box.site))
+
     def known_length(self, box: Box) -> int | None:
         """How many items the list ``box`` certainly holds, when every index up to it has
         its own slot and nothing added or moved items; else None."""
@@ -595,6 +603,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             # a call makes a generator (one per call); iterating it gives what it yields
             ret = run.box_of("gen", info.node, run.returns)
             run.returned = True  # making a generator never raises
+        if self_cls is None and info.name in CONSTRUCTORS:
+            run.flush_built_fields()  # no caller replays it: the class's instances at large
         guards = run.exit_guards
         self.work += run.work
         written = run.exit_view or {}

@@ -110,6 +110,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: after the statement (see :meth:`Statements.run_block`)
         self.diverged = False
         self.loops: list[LoopFrame] = []
+        #: `for` loops run item by item around the statement (see Statements.unrolled_loop)
+        self.unrolled_loops = 0
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         #: set when this run is a traced analysis (:mod:`.traces`)

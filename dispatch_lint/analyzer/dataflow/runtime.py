@@ -156,7 +156,10 @@ class RuntimeCalls:
         ``Autodiff(base)``: the caller's string becomes a device at this place)."""
         out = EMPTY
         for atom, trace in devices.items():
-            if isinstance(atom, Sym) and "device" not in atom.proj:  # not already a device
+            if isinstance(atom, Sym) and ("device" not in atom.proj or atom.proj[-1] == "device"):
+                # not already a device (`t.device.inner`); `cfg.device` may be a config's
+                # string field as well as a tensor's device (a device stays itself): the
+                # call that knows which converts it here
                 out = out.join(self.project_sym(atom, trace, ("asdev", self.place(node))))
             else:
                 out = out.join(Value.of(atom, trace))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_LOOP_ROUNDS
+from dispatch_lint.analyzer.bounds import MAX_LOOP_ROUNDS, MAX_UNROLLED_LOOPS
 from dispatch_lint.analyzer.dataflow.state import State, join_states
 from dispatch_lint.analyzer.dataflow.syntax import (
     dotted_name,
@@ -212,8 +212,36 @@ class Statements:
             return None
         # a loop over a tuple or list of known, non-zero length runs its body at least once
         items = self.known_items(iterable) if stmt.asynchronous is None else None
+        if items and self.unrolled_loops < MAX_UNROLLED_LOOPS:
+            return self.unrolled_loop(stmt, state, items)
         return self.loop(stmt, state, (stmt.target, elements), None, False,
                          runs_once=bool(items))
+
+    def unrolled_loop(self, stmt: cst.For, state: State, items: tuple[Value, ...]
+                      ) -> State | None:
+        """A loop over a few known items runs its body once per item, in order: the body
+        sees each item alone (``for name in ("numpy", "capture"): table[name] = ...`` fills
+        one slot per name), and what one iteration leaves the next starts from."""
+        self.unrolled_loops += 1
+        breaks: list[State] = []
+        current: State | None = state
+        try:
+            for item in items:
+                if current is None:
+                    break
+                body_in = current.copy()
+                self.assign(stmt.target, item, body_in, stmt.target)
+                frame = LoopFrame()
+                self.loops.append(frame)
+                body_out = self.run_block(stmt.body.body, body_in)
+                self.loops.pop()
+                breaks.extend(frame.breaks)
+                current = join_states([body_out, *frame.continues])
+        finally:
+            self.unrolled_loops -= 1
+        if stmt.orelse is not None and current is not None:
+            current = self.run_block(stmt.orelse.body.body, current)
+        return join_states([current, *breaks])
 
     def loop(self, stmt: cst.For | cst.While, state: State,
              target: tuple[cst.BaseAssignTargetExpression, Value] | None,
@@ -372,18 +400,22 @@ class Statements:
         count = len(elements)
         star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)),
                     None)
+        # a list of known length unpacks item by item, as a tuple does
+        shaped = {atom: self.known_items(Value.of(atom)) if isinstance(atom, Box) else (
+            atom.items if isinstance(atom, Tup) else None) for atom in value}
         for index, element in enumerate(elements):
             part = EMPTY
             for atom, trace in value.items():
-                if isinstance(atom, Tup) and (len(atom.items) == count if star is None
-                                              else len(atom.items) >= count - 1):
-                    size = len(atom.items)
+                items = shaped[atom]
+                if items is not None and (len(items) == count if star is None
+                                          else len(items) >= count - 1):
+                    size = len(items)
                     if star is None or index < star:
-                        part = part.join(atom.items[index])
+                        part = part.join(items[index])
                     elif index == star:
-                        part = part.join(join_all(atom.items[star:size - (count - star - 1)]))
+                        part = part.join(join_all(items[star:size - (count - star - 1)]))
                     else:
-                        part = part.join(atom.items[size - (count - index)])
+                        part = part.join(items[size - (count - index)])
                 elif isinstance(atom, Box) and (star is None or index < star):
                     part = part.join(self.box_content(atom, index))
                 else:

@@ -45,6 +45,7 @@ class Views:
     entry_view: dict[Slot, tuple[Value, bool]]
     slot_reads: set[Slot]
     exit_view: dict[Slot, tuple[Value, bool]] | None
+    self_value: Value | None
 
     def slot_value(self, slot: Slot, start: Value | None, state: State | None = None,
                    record: bool = True) -> Value | None:
@@ -109,7 +110,8 @@ class Views:
             if self.is_module and self.import_time:
                 self.program.write(slot, value)
             return
-        if slot[0] != "cell" and (initial or (self.writes_initial and not self.is_module)):
+        if slot[0] != "cell" and (initial or (self.writes_initial and not self.is_module)) \
+                and not (slot[0] == "attr" and self.builds(slot[1])):
             self.write_initial(slot, value)
             return
         if state is not None:
@@ -120,6 +122,22 @@ class Views:
                 state.view[slot] = (old[0].join(value), old[1])
         if self.is_module and self.import_time and slot[0] != "cell":
             self.write_initial(slot, value)  # what importing the module leaves behind
+
+    def builds(self, atom: object) -> bool:
+        """Whether this run is a constructor of ``atom`` (its own ``self``): its fields are
+        followed on the path, so that a later write replaces what an earlier one (a
+        ``super().__init__()`` call, say) stored; :meth:`flush_built_fields` puts what the
+        constructor ends with on the heap."""
+        return (self.writes_initial and not self.is_module and self.self_value is not None
+                and atom in self.self_value)
+
+    def flush_built_fields(self) -> None:
+        """A constructor's fields of its own ``self`` as it ends, on the heap: where the
+        instance's methods start from. (A constructor called for an instance leaves this
+        to its caller, which replays the view it ends with.)"""
+        for slot, (value, _must) in (self.exit_view or {}).items():
+            if slot[0] == "attr" and self.builds(slot[1]):
+                self.program.write_field(slot[1], slot[2], self.concrete_part(value))  # type: ignore[arg-type]
 
     def own_variable(self, slot: Slot) -> str | None:
         """The local name ``slot`` is in this run, if it is one of its own variables."""
