@@ -79,6 +79,8 @@ class Caller(Protocol):
     def only_autodiff(self, value: Value, autodiff: bool) -> Value: ...
     def traced_part(self, value: Value) -> Value: ...
 
+    def untraced(self, value: Value) -> Value: ...
+
     def combine(self, a: object, a_trace: Trace | None, b: object, b_trace: Trace | None
                 ) -> Value: ...
 
@@ -336,6 +338,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return out or Value.of(UNKNOWN)
     if proj == "traced":
         return run.traced_part(value) or Value.of(UNKNOWN)
+    if proj == "untraced":
+        return run.untraced(value)
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":

@@ -57,14 +57,15 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.custom_vjp": _CUSTOM,
 }
 
-#: Calls that trace the functions they are given at once: every parameter is a tracer.
+#: Calls that trace the functions they are given at once: every parameter they pass is a
+#: tracer (``passes``: how many arguments lax gives each one; ``operands``: the call's own).
 BODIES: dict[str, Body] = {
-    "jax.lax.scan": Body((0, "f")),
-    "jax.lax.fori_loop": Body((2, "body_fun")),
-    "jax.lax.while_loop": Body((0, 1, "cond_fun", "body_fun")),
-    "jax.lax.cond": Body((1, 2, "true_fun", "false_fun")),
-    "jax.lax.switch": Body((), sequences=(1, "branches")),
-    "jax.lax.map": Body((0, "f")),
+    "jax.lax.scan": Body((0, "f"), passes=2),
+    "jax.lax.fori_loop": Body((2, "body_fun"), passes=2),
+    "jax.lax.while_loop": Body((0, 1, "cond_fun", "body_fun"), passes=1),
+    "jax.lax.cond": Body((1, 2, "true_fun", "false_fun"), operands=3),
+    "jax.lax.switch": Body((), sequences=(1, "branches"), operands=2),
+    "jax.lax.map": Body((0, "f"), passes=1),
     "jax.eval_shape": Body((0, "fun"), arguments=1),
     "jax.jvp": Body((0, "fun"), kind=CONCRETE),
     "jax.vjp": Body((0, "fun"), kind=CONCRETE),
@@ -76,7 +77,15 @@ BODIES: dict[str, Body] = {
 #: Inside a trace, every result of a call under these is a tracer (JAX stages everything).
 TRACED_NAMESPACES = ("jax",)
 
-#: ... except these, which answer about types, shapes and the machine.
+#: ... except the machinery of JAX itself: traces, abstract values, jaxprs, versions, types
+#: (checked with jax 0.10: `jax.core.find_top_trace(())`, `jax.api_util.debug_info(...)`).
+INTERNAL_NAMESPACES = (
+    "jax.core", "jax.extend", "jax.api_util", "jax.interpreters", "jax.version", "jax.typing",
+    "jax.sharding", "jax.stages", "jax.errors", "jax.config", "jax.monitoring", "jax.profiler",
+    "jax.util", "jax._src",
+)
+
+#: ... and these, which answer about types, shapes and the machine.
 CONCRETE_FUNCTIONS = frozenset(
     {
         "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.issubdtype",
@@ -119,6 +128,19 @@ ARRAY_METHODS = frozenset(
 #: Pytree utilities: they restructure their arguments, they compute nothing.
 STRUCTURAL_NAMESPACES = ("jax.tree_util", "jax.tree")
 
+#: ... of which these give a Python list of the leaves (``if not jax.tree.leaves(params):``
+#: tests the list): (items are (path, leaf) pairs, the result is (leaves, treedef)).
+LEAF_LISTS: dict[str, tuple[bool, bool]] = {
+    "jax.tree.leaves": (False, False),
+    "jax.tree_util.tree_leaves": (False, False),
+    "jax.tree.leaves_with_path": (True, False),
+    "jax.tree_util.tree_leaves_with_path": (True, False),
+    "jax.tree.flatten": (False, True),
+    "jax.tree_util.tree_flatten": (False, True),
+    "jax.tree.flatten_with_path": (True, True),
+    "jax.tree_util.tree_flatten_with_path": (True, True),
+}
+
 #: Call their function argument (position, then the positions of its arguments; None: all
 #: the others) the way Python would: traced only when their caller is.
 CALLS_THROUGH: dict[str, tuple[int, tuple[int, ...] | None]] = {
@@ -126,6 +148,9 @@ CALLS_THROUGH: dict[str, tuple[int, tuple[int, ...] | None]] = {
     "jax.tree_util.tree_map": (0, None),
     "jax.tree.map": (0, None),
 }
+
+#: ... of which these give a tree of the structure of their first tree argument.
+SAME_STRUCTURE = frozenset({"jax.tree_util.tree_map", "jax.tree.map"})
 
 #: Functions whose function argument runs later on concrete values, outside the trace.
 CALLBACKS: dict[str, int] = {
@@ -326,12 +351,15 @@ MODEL = FrameworkModel(
     transforms=TRANSFORMS,
     bodies=BODIES,
     traced_namespaces=TRACED_NAMESPACES,
+    internal_namespaces=INTERNAL_NAMESPACES,
     concrete_functions=CONCRETE_FUNCTIONS,
     concrete_attributes=CONCRETE_ATTRIBUTES,
     same_kind_attributes=TRACED_ATTRIBUTES,
     same_kind_methods=ARRAY_METHODS,
     structural_namespaces=STRUCTURAL_NAMESPACES,
+    leaf_lists=LEAF_LISTS,
     calls_through=CALLS_THROUGH,
+    same_structure=SAME_STRUCTURE,
     callbacks=CALLBACKS,
     sinks=SINKS,
     builtin_sinks=BUILTIN_SINKS,

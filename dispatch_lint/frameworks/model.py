@@ -90,12 +90,17 @@ class Body:
     positions of lists or tuples of them (``jax.lax.switch``'s branches). ``arguments``: the
     call's arguments from this position on, and its keywords but the functions', are the
     function's own (``jax.eval_shape(f, *args, **kwargs)``): a parameter given no array
-    leaves (``()``, ``None``), or not given at all, is not traced."""
+    leaves (``()``, ``None``), or not given at all, is not traced. Otherwise the functions are
+    called positionally with ``passes`` arguments (``scan``'s body: carry and x), or with the
+    call's positional arguments from ``operands`` on (``cond``'s operands); a parameter with a
+    default that is not given keeps it, untraced."""
 
     functions: tuple[int | str, ...]
     kind: str = ABSTRACT
     sequences: tuple[int | str, ...] = ()
     arguments: int | None = None
+    passes: int | None = None
+    operands: int | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,8 @@ class FrameworkModel:
     for the dispatch runtime, by the API name under its module).
     *Propagation*: inside a trace, the results of calls under ``traced_namespaces`` are
     data-less too, except ``concrete_functions`` and the ``structural_namespaces`` (which
-    only move their arguments around: pytree utilities); ``concrete_attributes`` of a
+    only move their arguments around: pytree utilities; ``leaf_lists`` of them give lists of
+    them); ``concrete_attributes`` of a
     data-less value are concrete, ``same_kind_attributes`` and ``same_kind_methods`` give a
     value of the same kind (an empty set of methods: every method but the sinks does);
     ``calls_through`` call their function argument with
@@ -147,13 +153,23 @@ class FrameworkModel:
     sources: Mapping[str, object] = field(default_factory=dict)
     # propagation
     traced_namespaces: tuple[str, ...] = ()
+    #: the framework's own machinery: what its calls give is not an array, never data-less
+    #: (JAX's ``jax.core.find_top_trace(())`` is a trace object)
+    internal_namespaces: tuple[str, ...] = ()
     concrete_functions: frozenset[str] = frozenset()
     concrete_attributes: frozenset[str] = frozenset()
     same_kind_attributes: frozenset[str] = frozenset()
     same_kind_methods: frozenset[str] = frozenset()
     structural_namespaces: tuple[str, ...] = ()
+    #: structural utilities whose result is a Python list of their argument's leaves, not a
+    #: data-less value (its truth and length are concrete): qualname -> (each item a
+    #: ``(path, leaf)`` pair, the list paired with the structure as ``(leaves, treedef)``)
+    leaf_lists: Mapping[str, tuple[bool, bool]] = field(default_factory=dict)
     calls_through: Mapping[str, tuple[int, tuple[int, ...] | None]] = field(
         default_factory=dict)
+    #: of ``calls_through``, those whose result has the structure of their tree argument
+    #: (``jax.tree.map``): over a tuple, each item is mapped on its own
+    same_structure: frozenset[str] = frozenset()
     callbacks: Mapping[str, int] = field(default_factory=dict)
     # sinks
     sinks: Mapping[str, Sink] = field(default_factory=dict)

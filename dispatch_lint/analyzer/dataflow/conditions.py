@@ -41,6 +41,9 @@ from dispatch_lint.analyzer.values import (
 #: Python's own types, of which no tracer is an instance; of the scalars, no container either.
 _PYTHON_SCALARS = frozenset({"int", "float", "bool", "complex", "str", "bytes"})
 _PYTHON_TYPES = _PYTHON_SCALARS | {"tuple", "list", "dict", "set", "frozenset", "range", "slice"}
+_ABC_MODULES = frozenset({"typing", "collections.abc", "typing_extensions"})
+_CONTAINER_ABCS = frozenset({"Mapping", "MutableMapping", "Sequence", "MutableSequence", "Set",
+                             "MutableSet", "AbstractSet"})
 
 
 class Conditions:
@@ -107,6 +110,8 @@ class Conditions:
             return state
         if truth and self.program.traced:
             self.narrow_not_traced(test, state)
+        elif self.program.traced:
+            self.narrow_lacks_array_attribute(test, state)
         found = self.capture_test(test, state)
         if found is not None:
             subject, polarity = found
@@ -134,14 +139,45 @@ class Conditions:
         kinds = test.args[1].value
         names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
         if not names or not all(isinstance(n, cst.Name) and n.value in _PYTHON_TYPES
-                                for n in names):
+                                or self._container_abc(n, state) for n in names):
             return
         scalar = all(n.value in _PYTHON_SCALARS for n in names)
         name = test.args[0].value.value
         if name in state.env:
-            kept = state.env[name].filter(
-                lambda a: not isinstance(a, Traced) and not (scalar and isinstance(a, Sym)))
-            state.env[name] = kept or Value.of(UNKNOWN)
+            if scalar:
+                kept = state.env[name].filter(lambda a: not isinstance(a, (Traced, Sym)))
+                state.env[name] = kept or Value.of(UNKNOWN)
+            else:  # a container: its items may be tracers, itself not
+                state.env[name] = self.untraced(state.env[name])
+
+    def _container_abc(self, node: cst.BaseExpression, state: State) -> bool:
+        """``typing.Mapping``, ``collections.abc.Sequence``, ...: abstract containers a type
+        must be registered with, which no tracer is (``Iterable`` and ``Sized`` are checked by
+        their methods, which arrays have)."""
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return False
+        return any(isinstance(a, Ref) and a.qualname.rsplit(".", 1)[0] in _ABC_MODULES
+                   and a.qualname.rsplit(".", 1)[-1] in _CONTAINER_ABCS
+                   for a in self.eval_quiet(node, state))
+
+    def narrow_lacks_array_attribute(self, test: cst.BaseExpression, state: State) -> None:
+        """``hasattr(v, "shape")`` false: ``v`` is no tracer there, since every tracer has
+        its framework's array attributes and methods (``a.shape if hasattr(a, "shape") else
+        np.asarray(a).shape`` converts only what is not an array)."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 2
+                and isinstance(test.func, cst.Name) and test.func.value == "hasattr"
+                and isinstance(test.args[0].value, cst.Name)
+                and isinstance(test.args[1].value, cst.SimpleString)):
+            return
+        attribute = test.args[1].value.evaluated_value
+        if not any(attribute in model.concrete_attributes
+                   or attribute in model.same_kind_attributes
+                   or attribute in model.same_kind_methods
+                   for model in self.program.traced_models.values()):
+            return
+        name = test.args[0].value.value
+        if name in state.env:
+            state.env[name] = self.untraced(state.env[name])
 
     def only_autodiff(self, value: Value, autodiff: bool) -> Value:
         """``value`` where ``.is_autodiff`` was found ``autodiff`` (a parameter: as its

@@ -257,7 +257,7 @@ class Containers:
         inner = state.copy()
         comp: cst.CompFor | None = for_in
         while comp is not None:
-            elements = self.elements(self.eval(comp.iter, inner))
+            elements = self.iterated(self.eval(comp.iter, inner))
             self.assign(comp.target, elements, inner, comp.target)
             for cond in comp.ifs:
                 narrowed, _ = self.condition(cond.test, inner)
@@ -300,7 +300,7 @@ class Containers:
         if kept is None:
             # evaluated once: the general form binds the elements of this value
             inner = state.copy()
-            self.assign(for_in.target, self.elements(iterable), inner, for_in.target)
+            self.assign(for_in.target, self.iterated(iterable), inner, for_in.target)
             for cond in for_in.ifs:
                 narrowed, _ = self.condition(cond.test, inner)
                 inner = narrowed if narrowed is not None else inner
@@ -462,6 +462,8 @@ class Containers:
                 return self.list_of(node, pairs)
             content = self.box_content(box, None)
             return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN), content))))
+        if name == "values" and box.kind == "dict":  # a view of what it holds
+            return self.box_of("list", node, self.box_content(box, None) or Value.of(UNKNOWN))
         if name in ("values", "copy"):
             return target
         if name == "send" and box.kind == "gen" and args and box in self.generators:
@@ -521,6 +523,18 @@ class Containers:
                                                 Value.of(atom, atom_trace)))
             else:
                 out = out.join(self.elements(Value.of(atom, atom_trace)))
+        return out or Value.of(UNKNOWN)
+
+    def iterated(self, value: Value) -> Value:
+        """What a ``for`` loop or a comprehension over ``value`` binds: a dict gives its keys
+        (names, not the values it holds), anything else its elements."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Box) and atom.kind == "dict":
+                keys = self.program.known_keys(atom) or ()
+                out = out.join(join_all(Value.of(Str(k)) for k in keys) or Value.of(UNKNOWN))
+            else:
+                out = out.join(self.elements_of(atom, trace))
         return out or Value.of(UNKNOWN)
 
     def elements(self, value: Value) -> Value:

@@ -192,7 +192,9 @@ class Expressions:
             if has_tensor(value):
                 self.emit("read", (value,), "condition", node,
                           "used as a condition: `{code}`")
-            return Value.of(UNKNOWN)
+            # `if not apply_softmax:` with the flag's default: decided like `if flag:`
+            truth = self.truth(value)
+            return Value.of(UNKNOWN) if truth is None else Value.of(Const(not truth))
         return value.filter(is_tensorish) or Value.of(UNKNOWN)
 
     def expr_BooleanOperation(self, node: cst.BooleanOperation, state: State) -> Value:

@@ -129,6 +129,21 @@ def _leafless(value: Value, depth: int = 0) -> bool:
     )
 
 
+def _tuple_width(value: Value) -> int | None:
+    """The length of the tuples ``value`` certainly is, if they all have one."""
+    widths = {len(atom.items) if isinstance(atom, Tup) else None for atom in value}
+    return widths.pop() if len(widths) == 1 else None
+
+
+def _compared_first(value: Value) -> Value:
+    """What ordering ``value`` compares for sure: a tuple's first item (the later ones only
+    break ties, and the pairs sorted are mostly a mapping's items, whose keys differ)."""
+    if not any(isinstance(a, Tup) and a.items for a in value):
+        return value
+    return join_all(atom.items[0] if isinstance(atom, Tup) and atom.items else
+                    Value.of(atom, trace) for atom, trace in value.items())
+
+
 def _kind_max(a: str | None, b: str) -> str:
     return ABSTRACT if ABSTRACT in (a, b) else b
 
@@ -515,14 +530,25 @@ class TraceModel:
         if any(isinstance(a, Traced) and a.kind == ABSTRACT for a in run.ambient()):
             ambient = ABSTRACT
         kind = ambient or body.kind
+        count = body.passes
+        if body.operands is not None and not any(a.star for a in node.args):
+            count = max(len(args) - body.operands, 0)
         for value in functions:
             for callee in self.callees(run, value):
                 info = callee.info
                 fixed_names = {name for name, _ in callee.fixed_kwargs}
                 positional = [i for i, p in enumerate(info.params) if p.kind == "pos"]
                 untraced = set(positional[:callee.passed_before])
+                # the body is called positionally: a parameter it is not given keeps its
+                # default, untraced (`def body(carry, x, init_mode=False)` under lax.scan)
+                defaulted = frozenset() if body.arguments is not None else frozenset(
+                    i for i, p in enumerate(info.params)
+                    if i in info.defaults and p.name not in fixed_names and (
+                        p.kind == "kwonly" or p.kind == "pos" and count is not None
+                        and i in positional[callee.passed_before + count:]))
                 kinds = {i: kind for i, p in enumerate(info.params)
-                         if i not in untraced and p.name not in fixed_names}
+                         if i not in untraced and p.name not in fixed_names
+                         and i not in defaulted}
                 given: tuple[Value, ...] = ()
                 named: dict[str, Value] = {}
                 if body.arguments is not None:
@@ -537,7 +563,8 @@ class TraceModel:
                              if i in passed and not _leafless(bound.get(i, EMPTY))}
                 spec = TraceSpec(model.name, label, tuple(sorted(kinds.items())), ambient)
                 closure = self.resolve_captures(run, callee.closure, node)
-                summary = self.summary(info, closure, self._receiver_class(callee), (),
+                context = self._context(info, {}, defaulted) if defaulted else ()
+                summary = self.summary(info, closure, self._receiver_class(callee), context,
                                        trace=spec)
                 self.instantiate_summary(info, run, summary, bound, node, closure, traced=True)
 
@@ -632,6 +659,17 @@ class TraceCalls:
                 out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1))
         return out
 
+    def untraced(self, value: Value) -> Value:
+        """``value`` where a test proved it is no tracer: its tracers dropped, its parameters
+        projected so that a caller's tracer is dropped too (their items may still be ones)."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, "untraced"))
+            elif not isinstance(atom, Traced):
+                out = out.join(Value.of(atom, trace))
+        return out or Value.of(UNKNOWN)
+
     def framework_result(self, model: FrameworkModel | None, args: Iterable[Value],
                          kwargs: dict[str, Value]) -> Value:
         """What a call of the framework gives: inside a trace a tracer of that trace (from the
@@ -682,10 +720,17 @@ class TraceCalls:
             if position < len(args):
                 picked = tuple(args[i] for i in arguments if i < len(args)) if arguments \
                     is not None else tuple(v for i, v in enumerate(args) if i != position)
-                leaves = tuple(self.traced_part(v) or Value.of(UNKNOWN) for v in picked)
-                result = self.call_value(args[position], leaves, {}, node)
-                # what the function returns, nothing more: jax.tree.map of `x.shape[0]` is ints
-                return self.traced_part(result) or Value.of(UNKNOWN)
+                width = _tuple_width(picked[0]) if qualname in model.same_structure and \
+                    picked else None
+                if width is not None and all(_tuple_width(v) == width for v in picked):
+                    # a tuple of known length keeps its items apart: `a, b = jax.tree.map(f,
+                    # (a, b))` maps each one (jax.tree.map(f, (1, t)) is (f(1), f(t)))
+                    return Value.of(Tup(tuple(
+                        self.mapped_leaves(args[position], tuple(
+                            join_all(atom.items[i] for atom in value) for value in picked),
+                            node)
+                        for i in range(width))))
+                return self.mapped_leaves(args[position], picked, node)
             return self.framework_result(model, args, kwargs)
         if qualname in model.callbacks:
             # the target runs later, outside the trace, on concrete values: nothing traced
@@ -693,11 +738,21 @@ class TraceCalls:
             if qualname in model.concrete_functions:
                 return Value.of(UNKNOWN)
             return self.framework_result(model, (), {})
-        if qualname in model.concrete_functions:
+        if qualname in model.concrete_functions or any(
+                qualname.startswith(prefix + ".") for prefix in model.internal_namespaces):
             return Value.of(UNKNOWN)
         if any(qualname.startswith(prefix + ".") for prefix in model.structural_namespaces):
             # pytree utilities move values around: their results are the arguments' tracers
-            return join_all(self.traced_part(v) for v in args) or Value.of(UNKNOWN)
+            listed = model.leaf_lists.get(qualname)
+            if listed is None:
+                return join_all(self.traced_part(v) for v in args) or Value.of(UNKNOWN)
+            # a list of the leaves: a Python list, holding the tracers
+            paired, with_structure = listed
+            leaves = (self.traced_part(args[0]) if args else EMPTY) or Value.of(UNKNOWN)
+            if paired:
+                leaves = Value.of(Tup((Value.of(UNKNOWN), leaves)))
+            result = self.box_of("list", node, leaves)
+            return Value.of(Tup((result, Value.of(UNKNOWN)))) if with_structure else result
         shape = model.shapes.get(qualname)
         if shape is not None:
             self.check_shape(model, shape, args, kwargs, node)
@@ -707,6 +762,14 @@ class TraceCalls:
                          for v in args)
             return self.made_here(model, kept, {}, node)
         return self.made_here(model, args, kwargs, node)
+
+    def mapped_leaves(self, function: Value, trees: tuple[Value, ...], node: cst.Call
+                      ) -> Value:
+        """What a pytree utility gives by calling ``function`` on the leaves of ``trees``:
+        the tracers it returns, nothing more (jax.tree.map of ``x.shape[0]`` is ints)."""
+        leaves = tuple(self.traced_part(v) or Value.of(UNKNOWN) for v in trees)
+        result = self.call_value(function, leaves, {}, node)
+        return self.traced_part(result) or Value.of(UNKNOWN)
 
     def transformed(self, function: Value, chain: tuple[TraceTransform, ...],
                     node: cst.CSTNode) -> Value:
@@ -843,11 +906,12 @@ class TraceCalls:
                 continue  # those are read events of every framework (externals)
             if name in ("max", "min", "sorted"):
                 items = args if len(args) > 1 else tuple(self.elements(a) for a in args)
-                if name == "sorted" or "key" not in kwargs:
-                    found = self.flat_traced(items)
-                    if found and (len(args) > 1 or name == "sorted" or len(found) > 0):
-                        self.emit("concretize", (found,), operation, node,
-                                  "compared by `{code}`")
+                if "key" in kwargs:  # what the key gives is compared, not the items
+                    items = tuple(self.call_value(kwargs["key"], (item,), {}, node)
+                                  for item in items)
+                found = self.flat_traced(tuple(_compared_first(v) for v in items))
+                if found:
+                    self.emit("concretize", (found,), operation, node, "compared by `{code}`")
                 continue
             found = self.flat_traced(args)
             if found:
