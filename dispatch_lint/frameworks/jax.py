@@ -119,7 +119,7 @@ ARRAY_METHODS = frozenset(
         "diagonal", "dot", "flatten", "get", "max", "mean", "min", "nonzero", "prod", "ptp",
         "ravel", "repeat", "reshape", "round", "searchsorted", "set", "add", "multiply",
         "divide", "power", "sort", "squeeze", "std", "sum", "swapaxes", "take", "trace",
-        "transpose", "var", "view", "block_until_ready", "apply", "min", "max",
+        "transpose", "var", "view", "block_until_ready", "apply",
         "__getitem__", "__add__", "__sub__", "__mul__", "__truediv__", "__neg__", "__abs__",
         "__pow__", "__matmul__",
     }

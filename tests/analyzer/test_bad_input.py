@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dispatch_lint.analyzer import api, cli
+from dispatch_lint.analyzer import cli
 from dispatch_lint.analyzer.project import ModuleIndex
 
 #: Always in the checked folder beside the bad input: proof that the others are still flagged.
