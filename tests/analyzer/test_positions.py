@@ -62,10 +62,11 @@ def test_the_whole_module_positions_are_libcsts_own(path: Path) -> None:
     assert node_positions(module) == dict(libcsts)
 
 
-def test_every_node_of_the_rich_package_sits_where_whole_module_codegen_puts_it() -> None:
-    # One test over the whole package: real code with continuation lines, decorators,
-    # unicode, `del`, `async`, nested functions.
-    assert sum(assert_anchors_agree(path.read_bytes()) for path in RICH) > 100_000
+def test_every_node_of_half_the_rich_package_sits_where_whole_module_codegen_puts_it() -> None:
+    # Real code with continuation lines, decorators, unicode, `del`, `async`, nested
+    # functions: every other module of rich (about half its 500,000 nodes; all of them took
+    # 20 s of the suite's budget).
+    assert sum(assert_anchors_agree(path.read_bytes()) for path in RICH[::2]) > 200_000
 
 
 TRICKY = {
