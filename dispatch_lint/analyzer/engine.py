@@ -3,8 +3,9 @@
 ``analyze`` is the one entry point the library API (``api.py``) calls. It checks every file's
 syntax with CPython (DL000), keeps the files that can take part in a dispatch flow (they
 mention the runtime or a configured name, or are linked by imports to a file that does),
-parses those once with libcst, runs the whole-program data-flow analysis
-(:mod:`dispatch_lint.analyzer.dataflow`), lets the rules judge the recorded events, and turns
+runs the whole-program data-flow analysis (:mod:`dispatch_lint.analyzer.dataflow`) from
+the files that can make a data-less value (:func:`entry_files`; the others are parsed with
+libcst only when the analysis reaches them), lets the rules judge the recorded events, and turns
 the hits into diagnostics with their traces. Positions are computed only for the files a
 diagnostic or a trace step points into.
 """
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -41,7 +42,7 @@ from dispatch_lint.analyzer.parse import (
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.dataflow import Program
 from dispatch_lint.analyzer.facts import FileInfo, Finding
-from dispatch_lint.analyzer.project import name_links
+from dispatch_lint.analyzer.project import code_only, importing, name_links
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
 from dispatch_lint.frameworks import enabled_models, prefilter_needles
@@ -180,26 +181,42 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
     parsed: list[FileInfo] = []
     sources: list[bytes] = []  # of the parsed files, by index
     modules = module_names(compiled)
-    with nodes_unvalidated():
-        trees = [(file, _parsed(file, notes, errors, keep_parsed))
-                 for file in relevant_files(compiled, modules, settings)]
+    relevant = relevant_files(compiled, modules, settings)
+    importers: list[list[int]] = [[] for _ in relevant]
+    for one, other in name_links(relevant, modules):
+        importers[other].append(one)
+    entries = entry_files(relevant, importers, settings)
+    entry_infos: list[int] = []  # the entries' indices among ``parsed``
+    position: dict[int, int] = {}  # index in ``relevant`` -> index in ``parsed``
     parsed_files: list[SourceFile] = []
-    for file, tree in trees:
-        if tree is None:
-            continue
-        parsed_files.append(file)
-        sources.append(file.source)
-        parsed.append(FileInfo(len(parsed), file.path, modules[file.path],
-                               posixpath.basename(file.path.replace("\\", "/")) == "__init__.py",
-                               tree, file.imported_as,
-                               None if file.imported_as is None else {
-                                   (level, module): absolute
-                                   for level, module, absolute in file.relative
-                               }))
+    with nodes_unvalidated():
+        for index, file in enumerate(relevant):
+            tree = None
+            load = partial(_parsed, file, notes, errors, keep_parsed)
+            if index in entries:
+                tree = load()
+                if tree is None:
+                    continue
+                entry_infos.append(len(parsed))
+            position[index] = len(parsed)
+            parsed_files.append(file)
+            sources.append(file.source)
+            parsed.append(FileInfo(
+                len(parsed), file.path, modules[file.path],
+                posixpath.basename(file.path.replace("\\", "/")) == "__init__.py",
+                tree, file.imported_as,
+                None if file.imported_as is None else {
+                    (level, module): absolute for level, module, absolute in file.relative
+                },
+                load=None if tree is not None else partial(_parsed_unvalidated, load),
+            ))
 
     if parsed:
         program = Program(parsed, user_model(settings), judge,
-                          enabled_models(settings.frameworks), sources)
+                          enabled_models(settings.frameworks), sources,
+                          entries=entry_infos,
+                          importers=[[position[i] for i in importers[index] if i in position]
+                                     for index in position])
         # The interpreter recurses along the tree; CPython accepts deeper expressions than the
         # default limit allows for (a long `a + b + ...` chain). Deeper still is a FileError.
         limit = sys.getrecursionlimit()
@@ -264,6 +281,12 @@ def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError],
         return None
     keep_parsed()
     return tree
+
+
+def _parsed_unvalidated(load: Callable[[], cst.Module | None]) -> cst.Module | None:
+    """``load()`` (a file's parse) as the engine parses every file: nodes unvalidated."""
+    with nodes_unvalidated():
+        return load()
 
 
 def judge(event: Event) -> Iterable[Hit]:
@@ -344,6 +367,36 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
                 seen.add(other)
                 todo.append(other)
     return [files[i] for i in sorted(seen)]
+
+
+def entry_files(files: Sequence[SourceFile], importers: Sequence[Sequence[int]],
+                settings: AnalysisSettings) -> set[int]:
+    """The files among ``files`` (by index; ``importers``: the files importing each one)
+    where a data-less value can be made or received back: the seeds (each may make one
+    itself, or mentions a configured name: :func:`may_make_values`)
+    and every file that imports one, directly or through others. The analysis starts from
+    their top levels and functions.
+
+    A file outside them (a library the seeds import, its own imports) cannot make one: it
+    sees one only where a seed passes it in, by calling its functions or writing to it,
+    and the analysis follows those calls and reads from the seeds. Its functions that no
+    seed reaches would be analysed for nothing, and it is not even parsed unless read."""
+    return importing(importers, (i for i, f in enumerate(files)
+                                 if may_make_values(f.source, settings)))
+
+
+def may_make_values(source: bytes, settings: AnalysisSettings) -> bool:
+    """Whether a file with ``source`` may make a data-less value itself (an enabled
+    framework's: :meth:`~dispatch_lint.frameworks.FrameworkModel.made_in`) or mentions a
+    configured source, sink or sanitizer."""
+    models = enabled_models(settings.frameworks)
+    if any(n in source for model in models for n in model.needles()):
+        code = code_only(source)
+        if any(model.made_in(source, code) for model in models):
+            return True
+    return any(name.rsplit(".", 1)[-1].encode() in source
+               for name in (*settings.sources, *settings.sanitizers,
+                            *(sink.name for sink in settings.sinks)))
 
 
 # ----------------------------------------------------------------------------- reports

@@ -7,6 +7,7 @@ and the engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -17,20 +18,32 @@ from dispatch_lint.analyzer.values import Value
 
 @dataclass
 class FileInfo:
-    """One parsed module of the checked tree.
+    """One module of the checked tree.
 
     ``imported_as`` (the module names the project's imports reach it by) and ``relative``
     (the absolute module of each of its relative imports, by (level, module as written))
     come from the import resolver (:mod:`..project`); None: both follow from ``module``.
+    ``tree`` is None until :meth:`parsed` parses it with ``load``: a module that only
+    helps the analysis (one a checked module imports) is parsed when the analysis first
+    needs it, most of a large library never.
     """
 
     index: int
     path: str
     module: str
     is_package: bool
-    tree: cst.Module
+    tree: cst.Module | None
     imported_as: tuple[str, ...] | None = None
     relative: dict[tuple[int, str], str] | None = None
+    load: Callable[[], cst.Module | None] | None = field(default=None, repr=False)
+
+    def parsed(self) -> cst.Module | None:
+        """The module's tree, parsed now if it was not yet; None if it cannot be parsed
+        (``load`` said why where it reports)."""
+        if self.tree is None and self.load is not None:
+            load, self.load = self.load, None
+            self.tree = load()
+        return self.tree
 
 
 @dataclass

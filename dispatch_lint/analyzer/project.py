@@ -34,7 +34,7 @@ import re
 import sys
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
@@ -46,7 +46,9 @@ __all__ = [
     "ModuleIndex",
     "Project",
     "ProjectFiles",
+    "code_only",
     "import_groups",
+    "importing",
     "name_links",
     "scan_imports",
 ]
@@ -160,6 +162,12 @@ def scan_imports(source: bytes) -> tuple[Import, ...]:
         if 0 <= at_from < resume:
             at_from = find(b"from", resume)
     return tuple(found)
+
+
+def code_only(source: bytes) -> bytes:
+    """``source`` with its comments and string literals blanked: what only code says (a
+    docstring that mentions ``jax.jit`` does not trace anything)."""
+    return _SKIPPED.sub(b" ", source)
 
 
 def _fstring_at(source: bytes, quote: int) -> bool:
@@ -815,6 +823,19 @@ def name_links(files: Sequence[_Named],
             wanted.extend(f"{absolute}.{name}" for name in imported.names if name != "*")
             links.extend((index, by_name[name]) for name in wanted if name in by_name)
     return links
+
+
+def importing(importers: Sequence[Collection[int]], files: Iterable[int]) -> set[int]:
+    """``files`` and every file that imports one of them, directly or through others
+    (``importers``: the files importing each file, by index)."""
+    found = list(files)
+    seen = set(found)
+    while found:
+        for importer in importers[found.pop()]:
+            if importer not in seen:
+                seen.add(importer)
+                found.append(importer)
+    return seen
 
 
 def _absolute_name(path: str, module: str | None, imported: Import) -> str | None:

@@ -336,3 +336,41 @@ def test_a_recursive_call_passing_its_own_parameters_on_is_answered() -> None:
     assert result.errors == ()  # today's main: "internal error: code nested too deeply"
     assert findings(result) == [("align.py", len(source.splitlines()), "DL001")]
     assert result.work <= 20_000  # 10,596 measured
+
+
+# numpyro's uniform_reparam_transform returns lambdas that call it again on a part of their
+# distribution: a new closure at every level and round (234 of one lambda). Here one closure
+# per name the factory is given, each summarised again for what it captured.
+def made_closures(names: int) -> tuple[AnalysisResult, int]:
+    body = "".join(f"        t = t * {i + 1}.0 + len(name)\n" for i in range(24))
+    lines = [
+        "def scaled(name):",
+        "    def apply(t):",
+        body.rstrip("\n"),
+        "        return t",
+        "    return apply",
+        "",
+        "",
+        "x = dispatch.ones((2,))",
+        "cap = dispatch.Capture()",
+    ]
+    lines += [f'x = scaled("k{i}")(x)' for i in range(names)]
+    lines.append('scaled("last")(dispatch.placeholder((2,), device=cap)).sum().backward()')
+    source = RUNTIME + "\n".join(lines) + "\n"
+    return analyze([SourceFile("closures.py", source.encode())]), len(source.splitlines())
+
+
+def test_a_function_made_as_many_different_closures_is_summarised_a_bounded_number_of_times(
+) -> None:
+    (few, few_line), (many, many_line) = made_closures(12), made_closures(96)
+    assert findings(few) == [("closures.py", few_line, "DL001")]
+    assert findings(many) == [("closures.py", many_line, "DL001")]
+    # Eight times the closures; `apply` (26 statements) summarised for the first
+    # MAX_CLOSURES (16) only, then once for the unknown capture all later ones share (the
+    # calls' own work grows with them; summarised for each closure: 6.8 times the work)
+    assert many.work <= 2.5 * few.work
+    reduced = [n.message for n in many.notes if is_precision_note(n)]
+    assert len(reduced) == 1
+    assert "`closures.scaled.<locals>.apply()`: made as more than 16 different closures" \
+        in reduced[0]
+    assert not [n for n in few.notes if is_precision_note(n)]

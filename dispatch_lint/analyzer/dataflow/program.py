@@ -14,13 +14,14 @@ each concept (:mod:`.functions`, :mod:`.classes`, :mod:`.calls`, :mod:`.runtime`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 
 import libcst as cst
 
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.bounds import (
+    MAX_CLOSURES,
     MAX_PRECISE_SLOTS,
     MAX_DEEP_ROUNDS,
     MAX_ROUNDS,
@@ -40,6 +41,7 @@ from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
+from dispatch_lint.analyzer.project import importing
 from dispatch_lint.analyzer.summaries import EMPTY_SUMMARY, Summary
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -64,6 +66,9 @@ from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
 #: what a note says when a function's views were bounded (see Program.bounded_view)
 VIEWS_REDUCED = (f"called with more than {MAX_VIEWS} different views of the globals and "
                  "fields it reads: in the later ones they are unknown")
+#: what a note says when a function's closures were bounded (see Program.bounded_closure)
+CLOSURES_REDUCED = (f"made as more than {MAX_CLOSURES} different closures: in the later ones "
+                    "what it captured is unknown")
 UNKNOWN_VALUE = Value.of(UNKNOWN)
 
 
@@ -71,13 +76,27 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
     """All checked modules and the analysis state shared by their functions.
 
     ``models`` are the frameworks whose models apply (default: all); ``sources`` the checked
-    files' bytes, which say whether a traced framework is in play at all."""
+    files' bytes, which say whether a traced framework is in play at all; ``entries`` the
+    files whose top level and functions are analysed as entry points (default: all). The
+    other files are analysed where an entry needs them: a module when a name of it is
+    read, a function when it is called, and the modules that import a module (``importers``,
+    by file) when what its top level made is read (their imports may have filled a
+    registry of it)."""
 
     def __init__(self, files: Sequence[FileInfo], user: model.Model,
                  judge: Callable[[Event], Iterable[Hit]],
                  models: Iterable[FrameworkModel] = FRAMEWORKS,
-                 sources: Iterable[bytes] = ()) -> None:
+                 sources: Iterable[bytes] = (),
+                 entries: Collection[int] | None = None,
+                 importers: Sequence[Collection[int]] = ()) -> None:
         self.files = list(files)
+        self.entries = (frozenset(range(len(self.files))) if entries is None
+                        else frozenset(entries))
+        #: whether some files are analysed only where the entries need them
+        self.on_demand = len(self.entries) < len(self.files)
+        self.importers = importers
+        #: per round: the modules whose importers ran because what they made was read
+        self.importers_run: set[int] = set()
         self.user = user
         self.rules_judge = judge
         models = tuple(models)
@@ -147,6 +166,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         #: the views each function was summarised for (see :meth:`bounded_view`)
         self.views: dict[int, set[ViewContext]] = {}
+        #: what the closures each function was summarised for captured (see
+        #: :meth:`bounded_closure`)
+        self.closures: dict[int, set[tuple[tuple[str, Value], ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
         #: per round: which units were found outdated (see :meth:`outdated`)
@@ -168,12 +190,14 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             self.done = set()
             self._outdated = {}
             self.modules_done = set()
-            for info in self.files:
-                self.analyze_module(info.index)
+            self.importers_run = set()
+            for file in sorted(self.entries):
+                self.analyze_module(file)
                 self.settle()
             for key in list(self.funcs):
-                self.summary(self.funcs[key], None)
-                self.settle()
+                if self.funcs[key].file in self.entries:
+                    self.summary(self.funcs[key], None)
+                    self.settle()
             if not self.changed:
                 return
             if self.analyses > ROUND_BUDGET * (len(self.funcs) + len(self.files)) + 500:
@@ -245,11 +269,13 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.modules_done.add(file)
         if not self.outdated(key):
             return
-        info = self.files[file]
+        tree = self.files[file].parsed()
+        if tree is None:
+            return  # its names stay unknown (the engine noted why it was not parsed)
         run = FunctionRun(self, file, key, None, is_module=True)
         self.begin_unit(key)
         try:
-            run.run_block(info.tree.body, State())
+            run.run_block(tree.body, State())
         except RecursionError:
             self.errors[file] = "internal error: code nested too deeply to analyse"
         except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
@@ -352,7 +378,35 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
 
     def read(self, key: tuple[object, ...]) -> Value | None:
         self.note_read(key)
+        if self.on_demand and key[0] != "g":
+            self.run_importers(key)
         return self.heap.get(key)
+
+    def run_importers(self, key: tuple[object, ...]) -> None:
+        """Before the contents or fields of a container or object that a module's top level
+        made are read (a registry), run the top levels of the modules importing it, directly
+        or not, as Python does before any of their code can run: a decorator there may
+        have filled it (``@register`` in a plugin module a script imports for that)."""
+        kind = key[0]
+        if kind == "f":
+            site = key[2]
+            file = self.classes[key[1]].file if site == "class" and key[1] in self.classes \
+                else None
+        elif kind in ("b", "bk"):
+            site = key[1]
+            file = None
+        else:
+            return
+        if file is None:
+            owner = getattr(site, "owner", None)
+            if not (isinstance(owner, tuple) and owner[0] == "module"):
+                return
+            file = owner[1]
+        if file in self.importers_run or file >= len(self.importers):
+            return
+        self.importers_run.add(file)
+        for importer in sorted(importing(self.importers, (file,)) - {file}):
+            self.analyze_module(importer)
 
     def global_value(self, file: int, name: str) -> Value | None:
         key = ("g", file, name)
@@ -499,6 +553,17 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.note_reduced(info.file, info, VIEWS_REDUCED)
         return frozenset((slot, UNKNOWN_VALUE, True) for slot, _, _ in view)
 
+    def bounded_closure(self, info: FuncInfo, closure: Closure) -> Closure:
+        """``closure``, or once ``info`` was summarised for MAX_CLOSURES closures, the same
+        closure capturing unknown values (all later closures share one summary)."""
+        seen = self.closures.setdefault(info.key, set())
+        if closure.captured in seen or len(seen) < MAX_CLOSURES:
+            seen.add(closure.captured)
+            return closure
+        self.note_reduced(info.file, info, CLOSURES_REDUCED)
+        return Closure(closure.key, tuple((name, UNKNOWN_VALUE) for name, _ in closure.captured),
+                       closure.no_capture)
+
     def bounded(self, site: Site) -> Site:
         """``site``, or once a node has made things in too many contexts, the one site all
         later contexts share (precision traded for a bounded heap)."""
@@ -522,6 +587,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         subclass's override and each instance's fields stay its own; for what the caller's
         path wrote to the heap slots it reads, ``view``; ``trace``: its analysis as traced by
         a framework, see :mod:`.traces`)."""
+        if closure is not None and closure.captured:
+            closure = self.bounded_closure(info, closure)
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
                                    context, view)
         if trace is not None:
