@@ -359,7 +359,9 @@ class CallModel:
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
-            if self.traced and not traced:
+            if traced:
+                new_value = self.after_trace(summary, new_value)
+            elif self.traced:
                 new_value = run.note_store(new_target, new_value, node, "`{code}`",
                                            into="attribute" if isinstance(proj, str)
                                            and proj.startswith("attr:") else "container")
@@ -373,7 +375,10 @@ class CallModel:
             subst.heap_changed()
         constructor = info.name in CONSTRUCTORS
         for slot, value, must in summary.view_out:
-            run.replay_view(subst.slot(slot), subst.value(value), must, constructor)
+            new_value = subst.value(value)
+            if traced:
+                new_value = self.after_trace(summary, new_value)
+            run.replay_view(subst.slot(slot), new_value, must, constructor)
         if summary.view_out:
             subst.heap_changed()
         if not summary.returns_normally:
