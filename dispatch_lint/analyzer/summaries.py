@@ -98,6 +98,11 @@ class Summary:
     effects: tuple[tuple[Value, object, Value], ...]
     #: what owns the sites of what it makes (the number the program gave its key)
     owner: object = None
+    #: the targets of its effects that it makes itself at each call and never reads from
+    #: a global or an object from before a trace: a store into one, replayed inside a
+    #: trace, is into the object this very call made (the same abstract object also stands
+    #: for those earlier calls made, which a state of the program may hold, see DL009)
+    fresh: frozenset[object] = frozenset()
     #: False when every path through the function raises: code after its call is dead
     returns_normally: bool = True
     #: what the function returns when it is a capture test of a parameter (or of a field of

@@ -362,7 +362,10 @@ class CallModel:
             if traced:
                 new_value = self.after_trace(summary, new_value)
             elif self.traced:
-                new_value = run.note_store(new_target, new_value, node, "`{code}`",
+                # a store into an object the callee made in this call stays in the trace
+                outlived = subst.value(target.filter(lambda a: a not in summary.fresh)) \
+                    if summary.fresh else new_target
+                new_value = run.note_store(outlived, new_value, node, "`{code}`",
                                            into="attribute" if isinstance(proj, str)
                                            and proj.startswith("attr:") else "container")
             if isinstance(proj, tuple):  # ("item", key): under a constant key

@@ -134,7 +134,9 @@ class Containers:
         return False
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
-        return Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
+        box = Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
+        self.made.add(box)
+        return box
 
     def subscript_key(self, node: cst.Subscript, state: State) -> object:
         """The constant key of ``obj[key]`` (a literal, or a name holding one string), else
