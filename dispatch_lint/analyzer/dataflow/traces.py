@@ -1053,6 +1053,22 @@ class TraceCalls:
             self.emit("concretize", (found,), "condition", node,
                       "compared as a condition: `{code}`")
 
+    def typed_namespaces(self, test: cst.BaseExpression, values: list[Value]) -> list[Value]:
+        """``np if isinstance(x, np.ndarray) else jnp``: a namespace chosen by a type test
+        between a foreign one and the framework's mirror of it is the mirror for the
+        framework's values (the type test is False for them), and the mirror takes the
+        foreign arrays too; else ``values`` as they are."""
+        if not (isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance"):
+            return values
+        names = [{a.qualname for a in v if isinstance(a, Ref)} if all(
+            isinstance(a, Ref) for a in v) else set() for v in values]
+        for model in self.program.traced_models.values():
+            for foreign, mirror in model.foreign_mirrors.items():
+                for first, second in ((0, 1), (1, 0)):
+                    if names[first] == {foreign} and names[second] == {mirror}:
+                        return [values[second]]
+        return values
+
     def note_raised(self, event: Event) -> None:
         """A traced analysis found a sink its tracer breaks: the framework raises there, so
         the statement ends every path through it (what follows never runs in the trace).
