@@ -325,6 +325,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     """Apply one symbolic projection (see :class:`Sym`) to a concrete value."""
     if isinstance(proj, tuple) and proj[0] == "item":
         return run.item(value, proj[1], node)
+    if isinstance(proj, tuple) and proj[0] == "get":
+        return run.got(value, proj[1], node)
     if isinstance(proj, tuple) and isinstance(proj[1], Place):
         return convert(run, value, proj[0], proj[1], node)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
@@ -343,6 +345,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return out or Value.of(UNKNOWN)
     if proj == "traced":
         return run.traced_part(value) or Value.of(UNKNOWN)
+    if proj == "array":
+        return run.array_part(value) or Value.of(UNKNOWN)
     if proj == "untraced":
         return run.untraced(value)
     if proj == "device":

@@ -136,6 +136,11 @@ class Calls:
                                                                            elem)))))
                 elif name == "copy":
                     out = out.join(Value.of(atom, trace))
+                elif name == "get" and _constant_key(args) is not None:
+                    # `.get("stop")`: that key's item or the default, not any item
+                    default = args[1] if len(args) > 1 else Value.of(Const(None))
+                    out = out.join(self.project_sym(atom, trace, ("get", _constant_key(args)))
+                                   ).join(default)
                 else:
                     out = out.join(elem)
         return out or Value.of(UNKNOWN)
@@ -491,6 +496,15 @@ class CallModel:
 
 #: Method kinds whose first parameter is the instance the method is called on.
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
+
+
+def _constant_key(args: tuple[Value, ...]) -> str | None:
+    """The key a call is given first when it is one constant string (``d.get("stop")``)."""
+    if args and len(args[0]) == 1:
+        atom = next(iter(args[0]))
+        if isinstance(atom, Str):
+            return atom.text
+    return None
 
 
 def _is_constant(atom: object) -> bool:

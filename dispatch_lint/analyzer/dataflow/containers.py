@@ -173,6 +173,21 @@ class Containers:
         return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
                         ) or Value.of(UNKNOWN)
 
+    def got(self, obj: Value, key: str, node: cst.CSTNode | None = None) -> Value:
+        """``obj.get(key)`` without its default: a dict that never holds the constant ``key``
+        gives nothing (not what its other keys hold)."""
+        out = EMPTY
+        for atom, trace in obj.items():
+            if isinstance(atom, Box) and atom.kind == "dict":
+                known = self.program.known_keys(atom)
+                if known is None or key in known:
+                    out = out.join(self.box_content(atom, key))
+            elif isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, ("get", key)))
+            else:
+                out = out.join(self.item_of(atom, trace, key, node))
+        return out
+
     def item_of(self, atom: object, trace: Trace | None, key: object,
                 node: cst.CSTNode | None) -> Value:
         if isinstance(atom, (Ten, Traced)):

@@ -683,6 +683,17 @@ class TraceCalls:
                 out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1))
         return out
 
+    def array_part(self, value: Value) -> Value:
+        """The tracers ``value`` is itself (and the parameters that may be one, as such),
+        not those its items are: what an array method of it gives."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Traced):
+                out = out.join(Value.of(atom, trace))
+            elif isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, "array"))
+        return out
+
     def untraced(self, value: Value) -> Value:
         """``value`` where a test proved it is no tracer: its tracers dropped, its parameters
         projected so that a caller's tracer is dropped too (their items may still be ones)."""
@@ -1019,10 +1030,11 @@ class TraceCalls:
         if out and self.integer_cast(name, args, kwargs):
             out = self.drop_kinds(out, "cast")
         if array_method:
-            # a parameter that may be a tracer gives one; a pytree node's `_asdict()` does not
+            # a parameter that may be a tracer gives one; a pytree node's `_asdict()` does not,
+            # nor a dict's `.get(...)` (the tracers it holds are not the method's result)
             for atom, trace in receiver.items():
                 if isinstance(atom, Sym):
-                    out = out.join(self.project_sym(atom, trace, "traced"))
+                    out = out.join(self.project_sym(atom, trace, "array"))
         return out
 
     def traced_attribute(self, atom: Traced, trace: Trace | None, name: str) -> Value:
