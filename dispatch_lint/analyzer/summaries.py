@@ -346,7 +346,7 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     if proj == "traced":
         return run.traced_part(value) or Value.of(UNKNOWN)
     if proj == "array":
-        return run.array_part(value) or Value.of(UNKNOWN)
+        return run.traced_part(value, items=False) or Value.of(UNKNOWN)
     if proj == "untraced":
         return run.untraced(value)
     if proj == "device":

@@ -667,31 +667,23 @@ class TraceCalls:
 
     # ------------------------------------------------------------------ values
 
-    def traced_part(self, value: Value, depth: int = 0) -> Value:
+    def traced_part(self, value: Value, depth: int = 0, items: bool = True) -> Value:
         """The tracers ``value`` holds, itself or in its items (and the parameters that may be
-        tracers, as such)."""
+        tracers, as such); without ``items`` only those it is itself (what an array method
+        of it gives: a dict's ``.get`` is none)."""
         out = EMPTY
         for atom, trace in value.items():
             if isinstance(atom, Traced):
                 out = out.join(Value.of(atom, trace))
             elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "traced"))
-            elif depth < 2 and isinstance(atom, Tup):
+                out = out.join(self.project_sym(atom, trace, "traced" if items else "array"))
+            elif not items or depth >= 2:
+                continue
+            elif isinstance(atom, Tup):
                 for item in atom.items:
                     out = out.join(self.traced_part(item, depth + 1))
-            elif depth < 2 and isinstance(atom, Box):
+            elif isinstance(atom, Box):
                 out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1))
-        return out
-
-    def array_part(self, value: Value) -> Value:
-        """The tracers ``value`` is itself (and the parameters that may be one, as such),
-        not those its items are: what an array method of it gives."""
-        out = EMPTY
-        for atom, trace in value.items():
-            if isinstance(atom, Traced):
-                out = out.join(Value.of(atom, trace))
-            elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "array"))
         return out
 
     def untraced(self, value: Value) -> Value:
