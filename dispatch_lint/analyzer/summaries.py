@@ -98,6 +98,11 @@ class Summary:
     effects: tuple[tuple[Value, object, Value], ...]
     #: what owns the sites of what it makes (the number the program gave its key)
     owner: object = None
+    #: the targets of its effects that it makes itself at each call and never reads from
+    #: a global or an object from before a trace: a store into one, replayed inside a
+    #: trace, is into the object this very call made (the same abstract object also stands
+    #: for those earlier calls made, which a state of the program may hold, see DL009)
+    fresh: frozenset[object] = frozenset()
     #: False when every path through the function raises: code after its call is dead
     returns_normally: bool = True
     #: what the function returns when it is a capture test of a parameter (or of a field of
@@ -320,6 +325,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     """Apply one symbolic projection (see :class:`Sym`) to a concrete value."""
     if isinstance(proj, tuple) and proj[0] == "item":
         return run.item(value, proj[1], node)
+    if isinstance(proj, tuple) and proj[0] == "get":
+        return run.got(value, proj[1], node)
     if isinstance(proj, tuple) and isinstance(proj[1], Place):
         return convert(run, value, proj[0], proj[1], node)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
@@ -338,6 +345,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return out or Value.of(UNKNOWN)
     if proj == "traced":
         return run.traced_part(value) or Value.of(UNKNOWN)
+    if proj == "array":
+        return run.traced_part(value, items=False) or Value.of(UNKNOWN)
     if proj == "untraced":
         return run.untraced(value)
     if proj == "device":

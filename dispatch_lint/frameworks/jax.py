@@ -318,6 +318,11 @@ FOREIGN_PASSTHROUGH = frozenset(
         "array_equal",
     )
 )  # fmt: skip
+#: NumPy and the namespace that mirrors it: ``isinstance(t, np.ndarray)`` is False for a
+#: tracer, so the array-API idiom ``xp = np if isinstance(x, np.ndarray) else jnp`` gives a
+#: tracer jax.numpy (checked with jax 0.10: ``isinstance(tracer, (np.ndarray, np.generic))``
+#: is False under jit, vmap and grad).
+FOREIGN_MIRRORS = {"numpy": "jax.numpy"}
 FOREIGN_CONCRETE = frozenset(
     f"numpy.{name}" for name in (
         "shape", "ndim", "size", "isscalar", "iscomplexobj", "isrealobj", "result_type",
@@ -370,6 +375,7 @@ MODEL = FrameworkModel(
     foreign_conversions=FOREIGN_CONVERSIONS,
     foreign_passthrough=FOREIGN_PASSTHROUGH,
     foreign_concrete=FOREIGN_CONCRETE,
+    foreign_mirrors=FOREIGN_MIRRORS,
     kind_sanitizers=KIND_SANITIZERS,
     kind_comparisons=CONCRETE,
     kind_casts=CONCRETE,

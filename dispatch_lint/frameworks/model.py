@@ -185,6 +185,10 @@ class FrameworkModel:
     foreign_conversions: Mapping[str, str] = field(default_factory=dict)
     foreign_passthrough: frozenset[str] = frozenset()
     foreign_concrete: frozenset[str] = frozenset()
+    #: foreign namespaces and the framework's own that mirrors each: chosen between by a
+    #: type test (``np if isinstance(x, np.ndarray) else jnp``), the framework's own is
+    #: the one its values get
+    foreign_mirrors: Mapping[str, str] = field(default_factory=dict)
     # sanitizers
     sanitizers: frozenset[str] = frozenset()
     kind_sanitizers: Mapping[str, str] = field(default_factory=dict)

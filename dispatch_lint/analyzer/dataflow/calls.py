@@ -136,6 +136,11 @@ class Calls:
                                                                            elem)))))
                 elif name == "copy":
                     out = out.join(Value.of(atom, trace))
+                elif name == "get" and _constant_key(args) is not None:
+                    # `.get("stop")`: that key's item or the default, not any item
+                    default = args[1] if len(args) > 1 else Value.of(Const(None))
+                    out = out.join(self.project_sym(atom, trace, ("get", _constant_key(args)))
+                                   ).join(default)
                 else:
                     out = out.join(elem)
         return out or Value.of(UNKNOWN)
@@ -359,8 +364,13 @@ class CallModel:
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
-            if self.traced and not traced:
-                new_value = run.note_store(new_target, new_value, node, "`{code}`",
+            if traced:
+                new_value = self.after_trace(summary, new_value)
+            elif self.traced:
+                # a store into an object the callee made in this call stays in the trace
+                outlived = subst.value(target.filter(lambda a: a not in summary.fresh)) \
+                    if summary.fresh else new_target
+                new_value = run.note_store(outlived, new_value, node, "`{code}`",
                                            into="attribute" if isinstance(proj, str)
                                            and proj.startswith("attr:") else "container")
             if isinstance(proj, tuple):  # ("item", key): under a constant key
@@ -373,7 +383,10 @@ class CallModel:
             subst.heap_changed()
         constructor = info.name in CONSTRUCTORS
         for slot, value, must in summary.view_out:
-            run.replay_view(subst.slot(slot), subst.value(value), must, constructor)
+            new_value = subst.value(value)
+            if traced:
+                new_value = self.after_trace(summary, new_value)
+            run.replay_view(subst.slot(slot), new_value, must, constructor)
         if summary.view_out:
             subst.heap_changed()
         if not summary.returns_normally:
@@ -483,6 +496,15 @@ class CallModel:
 
 #: Method kinds whose first parameter is the instance the method is called on.
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
+
+
+def _constant_key(args: tuple[Value, ...]) -> str | None:
+    """The key a call is given first when it is one constant string (``d.get("stop")``)."""
+    if args and len(args[0]) == 1:
+        atom = next(iter(args[0]))
+        if isinstance(atom, Str):
+            return atom.text
+    return None
 
 
 def _is_constant(atom: object) -> bool:

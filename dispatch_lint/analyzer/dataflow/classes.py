@@ -158,7 +158,9 @@ class ClassModel:
         if site not in sites and len(sites) >= MAX_INSTANCE_SITES:
             return Inst(cls)
         sites.add(site)
-        return Inst(cls, site)
+        inst = Inst(cls, site)
+        run.made.add(inst)
+        return inst
 
     def family(self, cls: object) -> object:
         """Classes related by inheritance share their fields' slots."""

@@ -134,7 +134,9 @@ class Containers:
         return False
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
-        return Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
+        box = Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
+        self.made.add(box)
+        return box
 
     def subscript_key(self, node: cst.Subscript, state: State) -> object:
         """The constant key of ``obj[key]`` (a literal, or a name holding one string), else
@@ -170,6 +172,21 @@ class Containers:
         """``obj[key]`` (``key`` None when not a constant)."""
         return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
                         ) or Value.of(UNKNOWN)
+
+    def got(self, obj: Value, key: str, node: cst.CSTNode | None = None) -> Value:
+        """``obj.get(key)`` without its default: a dict that never holds the constant ``key``
+        gives nothing (not what its other keys hold)."""
+        out = EMPTY
+        for atom, trace in obj.items():
+            if isinstance(atom, Box) and atom.kind == "dict":
+                known = self.program.known_keys(atom)
+                if known is None or key in known:
+                    out = out.join(self.box_content(atom, key))
+            elif isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, ("get", key)))
+            else:
+                out = out.join(self.item_of(atom, trace, key, node))
+        return out
 
     def item_of(self, atom: object, trace: Trace | None, key: object,
                 node: cst.CSTNode | None) -> Value:

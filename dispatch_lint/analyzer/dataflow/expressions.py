@@ -165,6 +165,8 @@ class Expressions:
                 raising.append(self.diverged)
         # the path ends only when every branch that may run raises
         self.diverged = diverged or (bool(raising) and all(raising))
+        if self.program.traced and len(values) == 2:
+            values = self.typed_namespaces(node.test, values)
         return join_all(values) or Value.of(UNKNOWN)
 
     def expr_Await(self, node: cst.Await, state: State) -> Value:

@@ -699,7 +699,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         guards = run.exit_guards
         self.work += run.work
         written = run.exit_view or {}
+        fresh = frozenset(a for target, _, _ in run.effects.values() for a in target
+                          if a in run.made and a not in run.outside)
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), owner,
+                       fresh=fresh,
                        returns_normally=end is not None or run.returned,
                        guard=next(iter(guards)) if len(guards) == 1 else None,
                        sanitizes=frozenset(run.sanitized or ()),

@@ -125,6 +125,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: objects that existed before the trace this run is in (what is stored in them
         #: outlives it): read from globals, captured by a traced closure, a traced receiver
         self.outside: set[object] = set()
+        #: objects this run makes (see Summary.fresh)
+        self.made: set[object] = set()
         self.training_depth = 0
         #: events over symbolic atoms, for the summary
         self.pending: dict[tuple[object, ...], Event] = {}

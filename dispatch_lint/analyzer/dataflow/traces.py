@@ -27,12 +27,13 @@ closure captured, what was read from them), outlives its trace.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dispatch_lint.analyzer.bounds import MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.values import (
     AMBIENT,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
     from dispatch_lint.analyzer.dataflow.state import State
     from dispatch_lint.analyzer.facts import FuncInfo
+    from dispatch_lint.analyzer.summaries import Summary
 
 #: An option whose value is not a literal: which parameters it names is unknown.
 UNPARSED = ("<unparsed>",)
@@ -237,14 +239,34 @@ class TraceModel:
         traced analysis made (they die with the trace). Anywhere else a tracer has escaped
         (reported where it is stored), or the slot is shared by objects made in many
         contexts (a summary's, or one past the bound on sites): kept there, it would reach
-        code that runs outside any trace."""
-        if not any(isinstance(a, Traced) for a in value):
+        code that runs outside any trace. In a slot that objects made anywhere share (past
+        the bounds on sites) the same holds for the tracers in its tuples (the state tuple
+        of an optimizer state made in a trace)."""
+        if not any(isinstance(a, (Traced, Tup)) for a in value):
             return value
         site = key[2] if key[0] == "f" else key[1] if key[0] in ("b", "bk") else None
         owner = getattr(site, "owner", None)
         if owner is not None and owner in self.traced_units:
             return value
+        if owner is None:
+            return _dropped(value, lambda a: isinstance(a, Traced))
         return value.filter(lambda a: not isinstance(a, Traced))
+
+    def after_trace(self, summary: Summary, value: Value) -> Value:
+        """What a traced analysis's write to the heap leaves for the code that runs after its
+        trace: its own tracers die with the trace, and so do the objects it made (which hold
+        them). Where they outlive it, the analysis reported the escape (DL009) where they
+        were stored; anywhere else the slot is one that objects made outside the trace share
+        (an instance past the bound on sites), and kept there they would reach code that
+        never runs in the trace."""
+        key = summary.key
+        if not (isinstance(key, tuple) and key and isinstance(key[-1], TraceSpec)):
+            return value
+        trace_id = (key[0], key[-1])
+        owner = summary.owner
+        left = _dropped(value, lambda a: isinstance(a, Traced) and a.trace == trace_id or (
+            isinstance(a, (Box, Inst)) and a.site is not None and a.site.owner == owner))
+        return left if left is value else left or Value.of(UNKNOWN)
 
     def traced_model_of(self, qualname: str) -> FrameworkModel | None:
         """The traced framework ``qualname`` belongs to, if any."""
@@ -622,6 +644,8 @@ class TraceCalls:
     trace: TraceState | None
     _ambient: Value | None
     outside: set[object]
+    path: State | None
+    entry_view: dict[tuple[object, ...], tuple[Value, bool]]
 
     def ambient(self) -> Value:
         """The trace this run runs in, as a value: a traced analysis's own; nothing at a
@@ -643,19 +667,22 @@ class TraceCalls:
 
     # ------------------------------------------------------------------ values
 
-    def traced_part(self, value: Value, depth: int = 0) -> Value:
+    def traced_part(self, value: Value, depth: int = 0, items: bool = True) -> Value:
         """The tracers ``value`` holds, itself or in its items (and the parameters that may be
-        tracers, as such)."""
+        tracers, as such); without ``items`` only those it is itself (what an array method
+        of it gives: a dict's ``.get`` is none)."""
         out = EMPTY
         for atom, trace in value.items():
             if isinstance(atom, Traced):
                 out = out.join(Value.of(atom, trace))
             elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "traced"))
-            elif depth < 2 and isinstance(atom, Tup):
+                out = out.join(self.project_sym(atom, trace, "traced" if items else "array"))
+            elif not items or depth >= 2:
+                continue
+            elif isinstance(atom, Tup):
                 for item in atom.items:
                     out = out.join(self.traced_part(item, depth + 1))
-            elif depth < 2 and isinstance(atom, Box):
+            elif isinstance(atom, Box):
                 out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1))
         return out
 
@@ -995,10 +1022,11 @@ class TraceCalls:
         if out and self.integer_cast(name, args, kwargs):
             out = self.drop_kinds(out, "cast")
         if array_method:
-            # a parameter that may be a tracer gives one; a pytree node's `_asdict()` does not
+            # a parameter that may be a tracer gives one; a pytree node's `_asdict()` does not,
+            # nor a dict's `.get(...)` (the tracers it holds are not the method's result)
             for atom, trace in receiver.items():
                 if isinstance(atom, Sym):
-                    out = out.join(self.project_sym(atom, trace, "traced"))
+                    out = out.join(self.project_sym(atom, trace, "array"))
         return out
 
     def traced_attribute(self, atom: Traced, trace: Trace | None, name: str) -> Value:
@@ -1028,6 +1056,22 @@ class TraceCalls:
         if found and any(isinstance(a, (Box, Tup, Traced, Sym)) for a in right):
             self.emit("concretize", (found,), "condition", node,
                       "compared as a condition: `{code}`")
+
+    def typed_namespaces(self, test: cst.BaseExpression, values: list[Value]) -> list[Value]:
+        """``np if isinstance(x, np.ndarray) else jnp``: a namespace chosen by a type test
+        between a foreign one and the framework's mirror of it is the mirror for the
+        framework's values (the type test is False for them), and the mirror takes the
+        foreign arrays too; else ``values`` as they are."""
+        if not (isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance"):
+            return values
+        names = [{a.qualname for a in v if isinstance(a, Ref)} if all(
+            isinstance(a, Ref) for a in v) else set() for v in values]
+        for model in self.program.traced_models.values():
+            for foreign, mirror in model.foreign_mirrors.items():
+                for first, second in ((0, 1), (1, 0)):
+                    if names[first] == {foreign} and names[second] == {mirror}:
+                        return [values[second]]
+        return values
 
     def note_raised(self, event: Event) -> None:
         """A traced analysis found a sink its tracer breaks: the framework raises there, so
@@ -1091,15 +1135,47 @@ class TraceCalls:
             UNKNOWN)
 
     def escaping(self, value: Value) -> Value:
-        """The tracers of this trace in ``value`` (in a summary: its parameters too)."""
+        """The tracers of this trace in ``value`` (in a summary: its parameters too), also in
+        the fields of the objects it holds (a state tuple the trace made)."""
         out = EMPTY
-        for atom, trace in self.flat_traced((value,)).items():
+        fields = [self.fields_of(a) for a in value if isinstance(a, Inst)]
+        for atom, trace in self.flat_traced((value, *fields)).items():
             if isinstance(atom, Traced):
                 if self.trace is None or atom.trace == self.trace.trace_id:
                     out = out.join(Value.of(atom, trace))
             elif isinstance(atom, Sym) and self.trace is None and atom.owner == self.owner:
                 out = out.join(Value.of(atom, trace))
         return out
+
+
+    def fields_of(self, inst: Inst) -> Value:
+        """What the fields of ``inst`` hold as this path sees them: those its constructor
+        gave it and those the path wrote."""
+        names = set(self.program.instance_fields(inst))
+        for view in (self.path.view if self.path is not None else {}, self.entry_view or {}):
+            names.update(slot[2] for slot in view if slot[0] == "attr" and slot[1] == inst)
+        return join_all(
+            self.slot_value(("attr", inst, name), self.program.read(
+                self.program.field_key(inst, name)), record=False) or EMPTY
+            for name in sorted(names))
+
+
+def _dropped(value: Value, drop: Callable[[object], bool], depth: int = 0) -> Value:
+    """``value`` without the atoms ``drop`` names, also inside its tuples (``value`` itself
+    when it holds none)."""
+    out: dict[object, Trace | None] = {}
+    changed = False
+    for atom, trace in value.items():
+        if drop(atom):
+            changed = True
+            continue
+        if isinstance(atom, Tup) and depth < MAX_TUPLE_DEPTH:
+            items = tuple(_dropped(v, drop, depth + 1) for v in atom.items)
+            if any(new is not old for new, old in zip(items, atom.items, strict=True)):
+                changed = True
+                atom = Tup(tuple(v or Value.of(UNKNOWN) for v in items))
+        out[atom] = trace
+    return Value(out) if changed else value
 
 
 def store_description(target: cst.BaseExpression) -> str:
