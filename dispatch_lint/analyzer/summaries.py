@@ -71,6 +71,8 @@ class Caller(Protocol):
 
     def elements(self, value: Value) -> Value: ...
 
+    def contents(self, value: Value) -> Value: ...
+
     def as_device(self, value: Value, node: cst.CSTNode, place: Place | None = None
                   ) -> Value: ...
 
@@ -343,6 +345,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":
+        return run.contents(value)
+    if proj == "iter":
         return run.elements(value)
     if isinstance(proj, str) and proj.startswith("attr:"):
         return run.attribute(value, proj[5:], node)

@@ -333,7 +333,7 @@ class CallModel:
             self.unit_stack[-1].calls.add(summary.key)  # see Program.findings
         run.work += 1 + len(summary.events) + len(summary.effects)
         if info.no_capture or (closure is not None and closure.no_capture):
-            flat = [run.elements(v).join(v) for v in bound.values() if v]
+            flat = [run.contents(v).join(v) for v in bound.values() if v]
             if flat:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")

@@ -246,7 +246,7 @@ class Containers:
                 else:
                     self.program.grow(box)
             else:
-                value = self.elements(self.eval(element.value, state))
+                value = self.contents(self.eval(element.value, state))
                 self.program.grow(box)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
@@ -257,7 +257,7 @@ class Containers:
         inner = state.copy()
         comp: cst.CompFor | None = for_in
         while comp is not None:
-            elements = self.iterated(self.eval(comp.iter, inner))
+            elements = self.elements(self.eval(comp.iter, inner))
             self.assign(comp.target, elements, inner, comp.target)
             for cond in comp.ifs:
                 narrowed, _ = self.condition(cond.test, inner)
@@ -300,7 +300,7 @@ class Containers:
         if kept is None:
             # evaluated once: the general form binds the elements of this value
             inner = state.copy()
-            self.assign(for_in.target, self.iterated(iterable), inner, for_in.target)
+            self.assign(for_in.target, self.elements(iterable), inner, for_in.target)
             for cond in for_in.ifs:
                 narrowed, _ = self.condition(cond.test, inner)
                 inner = narrowed if narrowed is not None else inner
@@ -389,7 +389,9 @@ class Containers:
 
     def added_by(self, name: str, args: tuple[Value, ...], node: cst.Call) -> Value:
         """What ``container.<name>(*args)`` puts into the container."""
-        if name in ("extend", "update"):
+        if name == "update":
+            added = self.contents(args[0]) if args else EMPTY
+        elif name == "extend":
             added = self.elements(args[0]) if args else EMPTY
         else:
             added = args[-1] if args else EMPTY
@@ -525,24 +527,32 @@ class Containers:
                 out = out.join(self.elements(Value.of(atom, atom_trace)))
         return out or Value.of(UNKNOWN)
 
-    def iterated(self, value: Value) -> Value:
-        """What a ``for`` loop or a comprehension over ``value`` binds: a dict gives its keys
-        (names, not the values it holds), anything else its elements."""
-        out = EMPTY
-        for atom, trace in value.items():
-            if isinstance(atom, Box) and atom.kind == "dict":
-                keys = self.program.known_keys(atom) or ()
-                out = out.join(join_all(Value.of(Str(k)) for k in keys) or Value.of(UNKNOWN))
-            else:
-                out = out.join(self.elements_of(atom, trace))
-        return out or Value.of(UNKNOWN)
-
     def elements(self, value: Value) -> Value:
-        """What iterating over ``value`` gives."""
+        """What iterating over ``value`` gives (a ``for`` loop, ``list(value)``, ``*value``,
+        ``zip``, ``sorted``, unpacking): a dict gives its keys, never the values it holds
+        (those are :meth:`contents`)."""
         return join_all(self.elements_of(atom, trace) for atom, trace in value.items()
                         ) or Value.of(UNKNOWN)
 
     def elements_of(self, atom: object, trace: Trace | None) -> Value:
+        if isinstance(atom, Box) and atom.kind == "dict":
+            keys = self.program.known_keys(atom) or ()
+            return join_all(Value.of(Str(k)) for k in keys) or Value.of(UNKNOWN)
+        if isinstance(atom, Sym):
+            # a parameter holding an object of the checked tree: iterate that
+            objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY
+            return self.elements(objects) if objects else self.project_sym(atom, trace, "iter")
+        if isinstance(atom, Inst):
+            return self.iterate(atom, trace)
+        return self.contents_of(atom, trace)
+
+    def contents(self, value: Value) -> Value:
+        """What ``value`` holds as a container, whatever the key: a dict's values, a list's
+        items (``d[k]`` for an unknown ``k``, ``{**d}``, ``update(d)``)."""
+        return join_all(self.contents_of(atom, trace) for atom, trace in value.items()
+                        ) or Value.of(UNKNOWN)
+
+    def contents_of(self, atom: object, trace: Trace | None) -> Value:
         if isinstance(atom, (Ten, Traced)):
             return Value.of(atom, trace)
         if isinstance(atom, Tup):
@@ -550,7 +560,6 @@ class Containers:
         if isinstance(atom, Box):
             return self.box_content(atom, None)
         if isinstance(atom, Sym):
-            # a parameter holding an object of the checked tree: iterate that
             objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY
             return self.elements(objects) if objects else self.project_sym(atom, trace, "elem")
         if isinstance(atom, Inst):

@@ -78,7 +78,11 @@ class Expressions:
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
                 value = self.eval(part.expression, state)
-                if part.format_spec and has_tensor(value):
+                for spec_part in part.format_spec or ():
+                    if isinstance(spec_part, cst.FormattedStringExpression):
+                        self.eval(spec_part.expression, state)  # `{v:{width}}`: its calls run
+                # with a conversion (`{t!r:>10}`) the spec formats the text str/repr gave
+                if part.format_spec and part.conversion is None and has_tensor(value):
                     self.emit("read", (value,), "format", part,
                               "formatted with a format spec: `{code}`")
         return Value.of(UNKNOWN)

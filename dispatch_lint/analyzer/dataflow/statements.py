@@ -207,7 +207,7 @@ class Statements:
 
     def stmt_For(self, stmt: cst.For, state: State) -> State | None:
         iterable = self.eval(stmt.iter, state)
-        elements = self.iterated(iterable)
+        elements = self.elements(iterable)
         if self.diverged:
             return None
         # a loop over a tuple or list of known, non-zero length runs its body at least once
