@@ -136,6 +136,12 @@ class Calls:
                                                                            elem)))))
                 elif name == "copy":
                     out = out.join(Value.of(atom, trace))
+                elif name in ("get", "pop") and args:
+                    # `options.get(name, default)`: the item, or the default it may give
+                    key = self.constant_key(args[0])
+                    if isinstance(key, str):
+                        elem = self.project_sym(atom, trace, ("get", key))
+                    out = out.join(elem).join(args[1] if len(args) > 1 else EMPTY)
                 else:
                     out = out.join(elem)
         return out or Value.of(UNKNOWN)

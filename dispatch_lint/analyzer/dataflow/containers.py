@@ -171,6 +171,21 @@ class Containers:
         return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
                         ) or Value.of(UNKNOWN)
 
+    def get_item(self, obj: Value, key: str, node: cst.CSTNode) -> Value:
+        """What ``obj.get(key)`` gives besides its default: nothing from a dict known not to
+        hold ``key``."""
+        out = EMPTY
+        for atom, trace in obj.items():
+            if isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, ("get", key)))
+            elif isinstance(atom, Box) and atom.kind == "dict":
+                known = self.program.known_keys(atom)
+                if known is None or key in known:
+                    out = out.join(self.box_content(atom, key))
+            else:
+                out = out.join(self.item_of(atom, trace, key, node))
+        return out
+
     def item_of(self, atom: object, trace: Trace | None, key: object,
                 node: cst.CSTNode | None) -> Value:
         if isinstance(atom, (Ten, Traced)):
@@ -220,6 +235,7 @@ class Containers:
         (None: under none, as a starred item; the container then has no known length)."""
         box = self.new_box(kind, node)
         content = EMPTY
+        self.note_length(box, None if any(key is None for key, _ in keyed) else len(keyed))
         for key, value in keyed:
             if key is None:
                 self.program.grow(box)
@@ -423,6 +439,10 @@ class Containers:
             # the key may be there already: what it held stays (a path's write is strong)
             held = EMPTY if key is None else self.slot_value(
                 ("bk", box, key), self.program.read(("bk", box.site, key)), record=False) or EMPTY
+            if held:  # the list it gives may be the one held, not the new default
+                for atom in default:
+                    if isinstance(atom, Box):
+                        self.note_length(atom, None)
             self.store_item(target, key, held.join(default.map_traces(step)))
             return self.box_content(box, key)
         if name == "update":
@@ -438,8 +458,19 @@ class Containers:
         if name in CONTAINER_MUTATORS:
             if name in ("insert", "appendleft"):
                 self.program.shift_indices(box)
-            self.store_item(target, None, self.added_by(name, args, node))
+            length = self.path_length(box) if name == "append" else None
+            added = self.added_by(name, args, node)
+            self.store_item(target, None, added)
+            self.note_length(box, None)
+            if length is not None and self.program.write_key(box.site, length,
+                                                             self.box_part(box, added)):
+                # this path knows how long its own list is: the item has its index (a list
+                # made again at the same place, in a loop, may have held another there)
+                self.add_to_view(("bk", box, length), added)
+                self.note_length(box, length + 1)
             return Value.of(Const(None))
+        if name in _REORDERING or name in ("pop", "popleft", "clear"):
+            self.note_length(box, None)
         if name in _REORDERING:
             self.program.shift_indices(box)
             return Value.of(UNKNOWN)
@@ -473,6 +504,28 @@ class Containers:
             made = self.program.apply(info, self, None, (), {}, node, closure, sent=args[0])
             return self.elements(made)  # the next value it yields
         return Value.of(UNKNOWN)
+
+    def path_length(self, box: Box) -> int | None:
+        """How many items the list ``box``, made by this run, holds on this path, when every
+        way here made it with a known length and only appended to it since (an unrolled loop
+        of ``append`` calls); else None."""
+        if self.path is None or box.kind != "list" or box.site.owner != self.site_owner:
+            return None
+        known = self.path.view.get(("len", box))
+        if known is None or not known[1] or len(known[0]) != 1:
+            return None
+        atom = next(iter(known[0]))
+        return atom.value if isinstance(atom, Const) and isinstance(atom.value, int) else None
+
+    def note_length(self, box: Box, length: int | None) -> None:
+        """Keep (None: forget) how many items this run's own list ``box`` holds on this path
+        (see :meth:`path_length`)."""
+        if self.path is None or box.kind != "list" or box.site.owner != self.site_owner:
+            return
+        if length is None:
+            self.path.view.pop(("len", box), None)
+        else:
+            self.path.view[("len", box)] = (Value.of(Const(length)), True)
 
     def known_pairs(self, box: Box) -> list[Value] | None:
         """``(key, value)`` for each key the dict ``box`` holds on this path, when its keys
