@@ -182,7 +182,9 @@ class Calls:
         diverged, raising = self.diverged, bool(callee)
         for atom, trace in callee.items():
             self.diverged = False
-            results.append(self.call_atom(atom, trace, args, kwargs, node))
+            result = self.call_atom(atom, trace, args, kwargs, node)
+            picked = self.picked.get(atom) if self.picked else None
+            results.append(result if picked is None else self.picked_by_caller(result, picked))
             raising = raising and self.diverged
         # the path ends after the call when every function it may call always raises
         self.diverged = diverged or raising

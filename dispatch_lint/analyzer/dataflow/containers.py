@@ -18,9 +18,14 @@ from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
     Box,
+    Closure,
+    Cls,
     Const,
     Inst,
+    Partial,
+    Ref,
     Site,
+    Step,
     Str,
     Sym,
     Ten,
@@ -139,16 +144,23 @@ class Containers:
     def subscript_key(self, node: cst.Subscript, state: State) -> object:
         """The constant key of ``obj[key]`` (a literal, or a name holding one string), else
         None; the key expression is evaluated here (its calls run), other slices too."""
+        return self.subscript_key_value(node, state)[0]
+
+    def subscript_key_value(self, node: cst.Subscript, state: State
+                            ) -> tuple[object, Value | None]:
+        """The constant key of ``obj[key]`` (see :meth:`subscript_key`), and the key's value
+        when it is one index."""
         key: object = None
+        key_value = None
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = element.slice.value
                 if len(node.slice) == 1 and isinstance(index, cst.Integer):
-                    return int(index.evaluated_value)
+                    return int(index.evaluated_value), None
                 value = self.eval(index, state)
                 if len(node.slice) == 1:
-                    key = self.constant_key(value)
-        return key
+                    key, key_value = self.constant_key(value), value
+        return key, key_value
 
     def expr_Subscript(self, node: cst.Subscript, state: State) -> Value:
         obj = self.eval(node.value, state)
@@ -164,7 +176,32 @@ class Containers:
                         if bound is not None:
                             keys.append(("slice", self.eval(bound, state)))
             self.check_subscript(node, obj, keys)
-        return self.item(obj, self.subscript_key(node, state), node)
+        key, key_value = self.subscript_key_value(node, state)
+        item = self.item(obj, key, node)
+        if key is not None and key_value is not None and self.keyed_by_caller(key_value):
+            # the caller's key picked it: a finding it decides is the caller's
+            return self.picked_by_caller(item, Step(
+                self.file, node, "picked by the caller's key: `{code}`", self.anchor,
+                via=self.owner))
+        picked = next((self.picked[a] for a in obj if a in self.picked), None)
+        if picked is not None:  # `TABLE[mode]["device"]`: what the caller's key picked
+            return self.picked_by_caller(item, picked)
+        return item
+
+    def picked_by_caller(self, value: Value, step: Step) -> Value:
+        """``value`` picked by the caller's key at ``step``: its atoms say so, and what is
+        read from the containers and got by calling the functions in it is picked too."""
+        for atom in value:
+            if isinstance(atom, (Box, Tup, Ref, Closure, Partial, Cls, Inst)):
+                self.picked.setdefault(atom, step)
+        return value.map_traces(step)
+
+    def keyed_by_caller(self, key: Value) -> bool:
+        """Whether ``key`` is a parameter whose constant this calling context knows (see
+        ``CallModel._context``): what it picks is decided by the caller."""
+        return not self.is_module and any(
+            isinstance(a, Sym) and a.owner == self.owner and a.param in self.param_context
+            for a in key)
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
         """``obj[key]`` (``key`` None when not a constant)."""

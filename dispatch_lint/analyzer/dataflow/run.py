@@ -135,6 +135,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: outlives it): read from globals, captured by a traced closure, a traced receiver
         self.outside: set[object] = set()
         self.training_depth = 0
+        #: what the caller's key picked from a table, and the step that says so (see
+        #: Containers.picked_by_caller)
+        self.picked: dict[object, Step] = {}
         #: events over symbolic atoms, for the summary
         self.pending: dict[tuple[object, ...], Event] = {}
         #: the statement's state while it runs: calls read and extend its view of the heap
@@ -169,7 +172,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def emit(self, kind: str, values: tuple[Value, ...], detail: str, node: cst.CSTNode,
              sink: str, rule: str = "") -> None:
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
-        receiver = self.receives_from_caller
+        # values a method's receiver, a closure's free names or the caller's key picked
+        # (see Step.via) are judged where the caller supplied them
+        receiver = self.receives_from_caller or bool(self.param_context)
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
                       frames=((self.owner, self.file, node, self.anchor),))
