@@ -34,6 +34,8 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Value,
     join_all,
+    narrow_capture,
+    narrow_not_capture,
 )
 
 
@@ -274,8 +276,37 @@ class Statements:
         if runs_once:
             exit_state = after_body  # not the state before the first iteration
         if stmt.orelse is not None and exit_state is not None:
-            exit_state = self.run_block(stmt.orelse.body.body, exit_state)
+            exit_state = self.run_block(stmt.orelse.body.body,
+                                        self.no_break_state(stmt, exit_state, after_body))
         return join_states([exit_state, *frame.breaks])
+
+    def no_break_state(self, stmt: cst.For | cst.While, exit_state: State,
+                       after_body: State | None) -> State:
+        """Where a ``for ... else`` block starts: no iteration broke out, so when every
+        iteration that went on had a loop variable known not to be capture (``if
+        t.is_capture: break``), no item of the iterated name is capture either."""
+        if not (isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name)
+                and isinstance(stmt.iter, cst.Name)) or after_body is None:
+            return exit_state
+        went_on = after_body.env.get(stmt.target.value)
+        iterated = exit_state.env.get(stmt.iter.value)
+        if not went_on or not iterated or narrow_capture(went_on) or not narrow_capture(
+                self.elements(iterated)):
+            return exit_state
+        narrowed = EMPTY
+        for atom, trace in iterated.items():
+            if isinstance(atom, Box) and atom.kind in ("list", "tuple", "set"):
+                held = narrow_not_capture(self.contents_of(atom, trace))
+                narrowed = narrowed.join(self.box_of(atom.kind, stmt, held).map_traces(
+                    self.step(stmt, "no item broke out of `for ... else`")))
+            elif isinstance(atom, Tup):
+                narrowed = narrowed.join(Value.of(Tup(tuple(
+                    narrow_not_capture(item) for item in atom.items)), trace))
+            else:
+                narrowed = narrowed.join(narrow_not_capture(Value.of(atom, trace)))
+        state = exit_state.copy()
+        state.env[stmt.iter.value] = narrowed
+        return state
 
     def stmt_Try(self, stmt: cst.Try | cst.TryStar, state: State) -> State | None:
         before = state.copy()
