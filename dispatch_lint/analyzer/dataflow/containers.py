@@ -636,6 +636,21 @@ class Containers:
             return self.iterate(atom, trace)
         return self.contents_of(atom, trace)
 
+    def real_items(self, value: Value, node: cst.CSTNode) -> Value:
+        """``value`` as a container none of whose items is a capture tensor (a guard on each
+        item proved it): a list is copied at ``node`` with only its real items."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Box) and atom.kind in ("list", "set", "gen"):
+                held = narrow_not_capture(self.contents_of(atom, trace))
+                out = out.join(self.box_of(atom.kind, node, held))
+            elif isinstance(atom, Tup):
+                out = out.join(Value.of(Tup(tuple(narrow_not_capture(item)
+                                                  for item in atom.items)), trace))
+            else:
+                out = out.join(narrow_not_capture(Value.of(atom, trace)))
+        return out
+
     def contents(self, value: Value) -> Value:
         """What ``value`` holds as a container, whatever the key: a dict's values, a list's
         items (``d[k]`` for an unknown ``k``, ``{**d}``, ``update(d)``)."""

@@ -35,7 +35,6 @@ from dispatch_lint.analyzer.values import (
     Value,
     join_all,
     narrow_capture,
-    narrow_not_capture,
 )
 
 
@@ -293,19 +292,8 @@ class Statements:
         if not went_on or not iterated or narrow_capture(went_on) or not narrow_capture(
                 self.elements(iterated)):
             return exit_state
-        narrowed = EMPTY
-        for atom, trace in iterated.items():
-            if isinstance(atom, Box) and atom.kind in ("list", "tuple", "set"):
-                held = narrow_not_capture(self.contents_of(atom, trace))
-                narrowed = narrowed.join(self.box_of(atom.kind, stmt, held).map_traces(
-                    self.step(stmt, "no item broke out of `for ... else`")))
-            elif isinstance(atom, Tup):
-                narrowed = narrowed.join(Value.of(Tup(tuple(
-                    narrow_not_capture(item) for item in atom.items)), trace))
-            else:
-                narrowed = narrowed.join(narrow_not_capture(Value.of(atom, trace)))
         state = exit_state.copy()
-        state.env[stmt.iter.value] = narrowed
+        state.env[stmt.iter.value] = self.real_items(iterated, stmt)
         return state
 
     def stmt_Try(self, stmt: cst.Try | cst.TryStar, state: State) -> State | None:
@@ -382,6 +370,25 @@ class Statements:
                 out = out.join(Value.of(UNKNOWN))
         return out or Value.of(UNKNOWN)
 
+    def set_through_setters(self, obj: Value, target: cst.Attribute, value: Value) -> Value:
+        """``obj.name = value`` on instances whose class has a setter for ``name``: the
+        setter runs (a guard in it may raise); the objects without one are left to store."""
+        name = target.attr.value
+        plain = EMPTY
+        raising, diverged = bool(obj), self.diverged
+        for atom, trace in obj.items():
+            setter = self.program.find_setter(atom.cls, name) if isinstance(atom, Inst) else None
+            if setter is None:
+                plain = plain.join(Value.of(atom, trace))
+                raising = False
+                continue
+            self.diverged = False
+            self.program.apply(setter, self, Value.of(atom, trace), (value,), {}, target)
+            raising = raising and self.diverged
+        # the path ends when every setter it may call always raises
+        self.diverged = diverged or raising
+        return plain
+
     def stmt_FunctionDef(self, stmt: cst.FunctionDef, state: State) -> State:
         info = self.program.define_function(stmt, self, state)
         if info.kind != "setter":  # a property's setter keeps the property under its name
@@ -410,8 +417,9 @@ class Statements:
             if self.program.traced:
                 value = self.note_store(obj, value, target, "`{code}`", into="attribute")
             stored = value.map_traces(self.step(target, "stored in `{code}`"))
+            obj = self.set_through_setters(obj, target, stored)
             self.store_attr(obj, target.attr.value, stored, state)
-            if isinstance(target.value, cst.Name):
+            if isinstance(target.value, cst.Name) and obj:
                 # `self.x = v` then `self.x` in the same body: exactly v (a strong update).
                 state.env[f"{target.value.value}.{target.attr.value}"] = stored
         elif isinstance(target, cst.Subscript):
