@@ -424,8 +424,8 @@ class CallModel:
             elif kind == "kwstar":
                 names = tuple(sorted(k for a in value if isinstance(a, Box) and a.kind == "dict"
                                      for k in self.box_keys(a) if isinstance(k, str)))
-                if names:
-                    context += ((("shape", index), names),)
+                # no names too: the function gets a dict of its own (what setdefault adds)
+                context += ((("shape", index), names),)
         if not context:
             return ()
         seen = self.contexts.setdefault(info.key, set())

@@ -177,6 +177,9 @@ class Containers:
                             keys.append(("slice", self.eval(bound, state)))
             self.check_subscript(node, obj, keys)
         key, key_value = self.subscript_key_value(node, state)
+        sliced = self.constant_slice(node, obj)
+        if sliced is not None:
+            return sliced
         item = self.item(obj, key, node)
         if key is not None and key_value is not None and self.keyed_by_caller(key_value):
             # the caller's key picked it: a finding it decides is the caller's
@@ -187,6 +190,35 @@ class Containers:
         if picked is not None:  # `TABLE[mode]["device"]`: what the caller's key picked
             return self.picked_by_caller(item, picked)
         return item
+
+    def constant_slice(self, node: cst.Subscript, obj: Value) -> Value | None:
+        """``items[:1]``, ``items[1:]`` of one list or tuple of known length: a list of just
+        those items; None for other subscripts."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+            return None
+        part = node.slice[0].slice
+        bounds = []
+        for bound in (part.lower, part.upper):
+            if bound is None:
+                bounds.append(None)
+            elif isinstance(bound, cst.Integer):
+                bounds.append(int(bound.evaluated_value))
+            elif isinstance(bound, cst.UnaryOperation) and isinstance(
+                    bound.operator, cst.Minus) and isinstance(bound.expression, cst.Integer):
+                bounds.append(-int(bound.expression.evaluated_value))
+            else:
+                return None
+        if part.step is not None:
+            return None
+        items = self.known_items(obj)
+        if items is None and len(obj) == 1 and isinstance(next(iter(obj)), Box):
+            box = next(iter(obj))
+            length = self.path_length(box)
+            if length is not None and length <= MAX_UNROLLED:
+                items = tuple(self.box_content(box, i) for i in range(length))
+        if items is None:
+            return None
+        return self.list_of(node, list(items[bounds[0]:bounds[1]]))
 
     def picked_by_caller(self, value: Value, step: Step) -> Value:
         """``value`` picked by the caller's key at ``step``: its atoms say so, and what is
@@ -432,6 +464,8 @@ class Containers:
         box = self.new_box("dict", param.node)
         for name in shape:  # type: ignore[attr-defined]
             self.store_item(Value.of(box), name, self.project_sym(sym, trace, ("item", name)))
+            # the caller passed it: the dict holds it (`kwargs.setdefault(name, d)` keeps it)
+            self.program.literal_keys.setdefault(box.site, set()).add(name)
         return Value.of(box)
 
     def box_of(self, kind: str, node: cst.CSTNode, content: Value) -> Value:
@@ -471,6 +505,9 @@ class Containers:
         target = Value.of(box)
         key = self.constant_key(args[0]) if args else None
         step = self.step(node, "added to a container: `{code}`")
+        if name == "setdefault" and args and isinstance(key, str) and \
+                self.program.holds_key(box, key):
+            return self.box_content(box, key)  # it holds the key: the default is not stored
         if name == "setdefault" and args:
             default = args[1] if len(args) > 1 else Value.of(Const(None))
             # the key may be there already: what it held stays (a path's write is strong)
