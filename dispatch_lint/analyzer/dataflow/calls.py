@@ -309,6 +309,8 @@ class CallModel:
             if ambient:
                 bound[AMBIENT] = ambient
         recursive = self.analysing(info)
+        if recursive:
+            self.note_recursion(info)
         context = self._context(info, bound, defaulted, run) if not recursive else ()
         summary = self.summary(info, closure, self_cls, context)
         passed = tuple((("set", i), True) for i in sorted(summary.none_tests)

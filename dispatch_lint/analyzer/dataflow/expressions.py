@@ -84,9 +84,12 @@ class Expressions:
                 continue
             if isinstance(part, cst.FormattedStringExpression):
                 value = self.eval(part.expression, state)
-                known = self.constants(value) if pieces is not None else EMPTY
-                if len(known) == 1 and not part.format_spec and part.conversion is None and \
-                        isinstance(next(iter(known)), (Str, Const)):
+                # a caller's constant is a parameter itself (its fields are not read here)
+                plain = pieces is not None and not part.format_spec and \
+                    part.conversion is None and len(value) == 1 and not any(
+                        isinstance(a, Sym) and a.proj for a in value)
+                known = self.constants(value) if plain else EMPTY
+                if len(known) == 1 and isinstance(next(iter(known)), (Str, Const)):
                     atom = next(iter(known))
                     pieces.append(atom.text if isinstance(atom, Str) else str(atom.value))
                 else:

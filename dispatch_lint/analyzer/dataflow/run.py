@@ -196,7 +196,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         """Whether the runtime raises at ``event`` whatever each of its values turns out to
         be: every combination of their atoms breaks a rule whose error is raised (DL004 only
         warns by default; what a user sink does is not known)."""
-        if event.kind not in _RAISING_EVENTS:
+        if event.kind not in _RAISING_EVENTS or (
+                self.func is not None and self.func.key in self.program.recursive):
             return False
         combinations = 1
         for value in event.values:
