@@ -102,6 +102,8 @@ class Conditions:
     def narrow(self, test: cst.BaseExpression, state: State, truth: bool) -> State:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.narrow(test.expression, state, not truth)
+        if isinstance(test, cst.NamedExpr):  # `if (graph := is_capture(x)):` tests the guard
+            return self.narrow(test.value, state, truth)
         if isinstance(test, cst.BooleanOperation):
             if isinstance(test.operator, cst.And) and truth:
                 return self.narrow(test.right, self.narrow(test.left, state, True), True)
