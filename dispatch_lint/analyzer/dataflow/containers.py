@@ -106,6 +106,10 @@ class Containers:
                                                                            box.site))):
             content = self.slot_value(("bk", box, key), program.read(("bk", box.site, key)),
                                       record=foreign)
+        if content is None and isinstance(key, str) and box.kind == "dict" and not (
+                program.read(("grown", box.site)) or program.past_precise_slots(box.site)):
+            # every write to the dict named its key: a key none named holds nothing
+            content = EMPTY
         if content is None:
             content = self.slot_value(("b", box), program.read(("b", box.site)),
                                       record=foreign) or EMPTY
@@ -470,6 +474,8 @@ class Containers:
 
     def box_of(self, kind: str, node: cst.CSTNode, content: Value) -> Value:
         box = self.new_box(kind, node)
+        if kind == "dict":
+            self.program.grow(box)  # a comprehension's or a copy's keys are not known
         self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
