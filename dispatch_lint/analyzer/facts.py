@@ -103,6 +103,8 @@ class ClassInfo:
     qualname: str
     bases: list[int] = field(default_factory=list)
     methods: dict[str, FuncInfo] = field(default_factory=dict)
+    #: the setters of its properties (``@value.setter``), by the property's name
+    setters: dict[str, FuncInfo] = field(default_factory=dict)
     #: annotated fields of the class body, in order
     fields: dict[str, FieldInfo] = field(default_factory=dict)
     #: decorated with ``@dataclass``: instances get every field from the generated __init__

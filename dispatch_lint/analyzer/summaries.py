@@ -71,6 +71,10 @@ class Caller(Protocol):
 
     def elements(self, value: Value) -> Value: ...
 
+    def contents(self, value: Value) -> Value: ...
+
+    def get_item(self, obj: Value, key: str, node: cst.CSTNode) -> Value: ...
+
     def as_device(self, value: Value, node: cst.CSTNode, place: Place | None = None
                   ) -> Value: ...
 
@@ -247,7 +251,7 @@ class Substitution:
     def slot(self, slot: tuple[object, ...]) -> tuple[object, ...]:
         """A heap slot the callee wrote, as the caller sees it: a field of an instance the
         callee made belongs to this call's copy of it."""
-        if slot[0] in ("attr", "b", "bk") and isinstance(slot[1], (Inst, Box)):
+        if slot[0] in ("attr", "b", "bk", "len") and isinstance(slot[1], (Inst, Box)):
             made = next(iter(self.atom(slot[1], None)))
             return (slot[0], made, *slot[2:])
         return slot
@@ -326,7 +330,7 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     if isinstance(proj, tuple) and proj[0] == "item":
         return run.item(value, proj[1], node)
     if isinstance(proj, tuple) and proj[0] == "get":
-        return run.got(value, proj[1], node)
+        return run.get_item(value, proj[1], node)
     if isinstance(proj, tuple) and isinstance(proj[1], Place):
         return convert(run, value, proj[0], proj[1], node)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
@@ -352,6 +356,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":
+        return run.contents(value)
+    if proj == "iter":
         return run.elements(value)
     if isinstance(proj, str) and proj.startswith("attr:"):
         return run.attribute(value, proj[5:], node)

@@ -117,13 +117,15 @@ def test_the_message_says_where_the_value_was_born_in_plain_words() -> None:
         b"    cap = dispatch.Capture()\n"
         b"    x = dispatch.placeholder((2,), device=cap)\n"
         b"    x.backward()\n"
+        b"\n"
+        b"def export():\n"
         b"    name = 'autodiff:capture'\n"
         b"    dev = dispatch.device(name)\n"
     )
     result = analyze([SourceFile("train.py", source)])
     messages = {d.line: d.message for d in result.diagnostics}
     assert "; `x` was born at line 5 from `dispatch.placeholder((2,), device=cap)`." in messages[6]
-    assert "; the value was born at line 8 from the string `'autodiff:capture'` by" in messages[8]
+    assert "; the value was born at line 10 from the string `'autodiff:capture'` by" in messages[10]
 
 
 def test_parsing_skips_node_validation_only_while_it_parses() -> None:

@@ -285,18 +285,26 @@ def test_a_value_of_either_kind_gets_no_fix() -> None:
 
 
 def test_lifting_a_plain_tensor_onto_its_autodiff_device() -> None:
+    # each move on its own path: nothing runs after a move that always raises
     assert fixes_of("""
-        dev = dispatch.Autodiff(dispatch.NumPy())
-        t = dispatch.tensor([1.0])
-        a = t.to_device(dev)
-        b = t.to_device(device="autodiff:numpy")
-        c = dispatch.tensor([1.0]).to_device(dev)
-        d = t.to_device("autodiff:numba")
+        def by_object():
+            dev = dispatch.Autodiff(dispatch.NumPy())
+            t = dispatch.tensor([1.0])
+            a = t.to_device(dev)
+        def by_name():
+            t = dispatch.tensor([1.0])
+            b = t.to_device(device="autodiff:numpy")
+        def made_in_place():
+            dev = dispatch.Autodiff(dispatch.NumPy())
+            c = dispatch.tensor([1.0]).to_device(dev)
+        def other_backend():
+            t = dispatch.tensor([1.0])
+            d = t.to_device("autodiff:numba")
     """) == [
-        ("DL007", SAFE, "a = dev.wrap(t)"),
-        ("DL007", SAFE, 'b = dispatch.device("autodiff:numpy").wrap(t)'),
+        ("DL007", SAFE, "    a = dev.wrap(t)"),
+        ("DL007", SAFE, '    b = dispatch.device("autodiff:numpy").wrap(t)'),
         # The device would now be made before the tensor: not the same order of calls.
-        ("DL007", UNSAFE, "c = dev.wrap(dispatch.tensor([1.0]))"),
+        ("DL007", UNSAFE, "    c = dev.wrap(dispatch.tensor([1.0]))"),
         # A NumPy tensor does not lift onto Autodiff(Numba()): no fix.
         ("DL007", None, None),
     ]

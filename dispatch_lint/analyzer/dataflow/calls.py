@@ -136,11 +136,14 @@ class Calls:
                                                                            elem)))))
                 elif name == "copy":
                     out = out.join(Value.of(atom, trace))
-                elif name == "get" and _constant_key(args) is not None:
-                    # `.get("stop")`: that key's item or the default, not any item
-                    default = args[1] if len(args) > 1 else Value.of(Const(None))
-                    out = out.join(self.project_sym(atom, trace, ("get", _constant_key(args)))
-                                   ).join(default)
+                elif name in ("get", "pop") and args:
+                    # `options.get(name, default)`: the item, or the default it may give
+                    key = self.constant_key(args[0])
+                    if isinstance(key, str):
+                        elem = self.project_sym(atom, trace, ("get", key))
+                    default = args[1] if len(args) > 1 else (
+                        Value.of(Const(None)) if name == "get" else EMPTY)
+                    out = out.join(elem).join(default)
                 else:
                     out = out.join(elem)
         return out or Value.of(UNKNOWN)
@@ -181,7 +184,9 @@ class Calls:
         diverged, raising = self.diverged, bool(callee)
         for atom, trace in callee.items():
             self.diverged = False
-            results.append(self.call_atom(atom, trace, args, kwargs, node))
+            result = self.call_atom(atom, trace, args, kwargs, node)
+            picked = self.picked.get(atom) if self.picked else None
+            results.append(result if picked is None else self.picked_by_caller(result, picked))
             raising = raising and self.diverged
         # the path ends after the call when every function it may call always raises
         self.diverged = diverged or raising
@@ -306,6 +311,8 @@ class CallModel:
             if ambient:
                 bound[AMBIENT] = ambient
         recursive = self.analysing(info)
+        if recursive:
+            self.note_recursion(info)
         context = self._context(info, bound, defaulted, run) if not recursive else ()
         summary = self.summary(info, closure, self_cls, context)
         passed = tuple((("set", i), True) for i in sorted(summary.none_tests)
@@ -338,7 +345,7 @@ class CallModel:
             self.unit_stack[-1].calls.add(summary.key)  # see Program.findings
         run.work += 1 + len(summary.events) + len(summary.effects)
         if info.no_capture or (closure is not None and closure.no_capture):
-            flat = [run.elements(v).join(v) for v in bound.values() if v]
+            flat = [run.contents(v).join(v) for v in bound.values() if v]
             if flat:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")
@@ -429,8 +436,8 @@ class CallModel:
             elif kind == "kwstar":
                 names = tuple(sorted(k for a in value if isinstance(a, Box) and a.kind == "dict"
                                      for k in self.box_keys(a) if isinstance(k, str)))
-                if names:
-                    context += ((("shape", index), names),)
+                # no names too: the function gets a dict of its own (what setdefault adds)
+                context += ((("shape", index), names),)
         if not context:
             return ()
         seen = self.contexts.setdefault(info.key, set())
@@ -496,15 +503,6 @@ class CallModel:
 
 #: Method kinds whose first parameter is the instance the method is called on.
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
-
-
-def _constant_key(args: tuple[Value, ...]) -> str | None:
-    """The key a call is given first when it is one constant string (``d.get("stop")``)."""
-    if args and len(args[0]) == 1:
-        atom = next(iter(args[0]))
-        if isinstance(atom, Str):
-            return atom.text
-    return None
 
 
 def _is_constant(atom: object) -> bool:

@@ -65,6 +65,12 @@ class ClassModel:
             info.dataclass = any(_is_dataclass(body.eval_quiet(_decorated(d), state))
                                  for d in node.decorators)
         self._declare_fields(info, body, body_state)
+        for stmt in node.body.body:
+            setter = self.funcs.get(id(stmt)) if isinstance(stmt, cst.FunctionDef) else None
+            if setter is not None and setter.kind == "setter" and any(
+                    isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value == "setter"
+                    for d in stmt.decorators):
+                info.setters[setter.name] = setter
         for name, value in body_state.env.items():
             funcs = [self.funcs[a.key] for a in value if isinstance(a, Ref) and a.key in
                      self.funcs and self.funcs[a.key].cls is info]
@@ -109,9 +115,11 @@ class ClassModel:
 
     def field_key(self, owner: Inst | Cls, name: str) -> tuple[object, ...]:
         """The heap slot of field ``name``: per instance site (None: instances we cannot tell
-        apart), or the class's own for class attributes. Subclasses share their base's."""
-        site = owner.site if isinstance(owner, Inst) else "class"
-        return ("f", self.family(owner.cls), site, name)
+        apart), subclasses sharing their base's; a class attribute is its own class's (a
+        subclass's reads go up its bases, see :meth:`class_level`)."""
+        if isinstance(owner, Cls):
+            return ("f", owner.cls, "class", name)
+        return ("f", self.family(owner.cls), owner.site, name)
 
     def write_field(self, owner: Inst | Cls, name: str, value: Value) -> None:
         """Field ``name`` of ``owner`` may hold ``value`` (joined with what it held)."""
@@ -122,10 +130,11 @@ class ClassModel:
                 # call of the function made it (see Substitution.atom)
                 self.stored.add(atom)
                 self.note_change(("stored", atom))
-        names = self.field_names.setdefault((self.family(owner.cls), _site_of(owner)), set())
+        holder = owner.cls if isinstance(owner, Cls) else self.family(owner.cls)
+        names = self.field_names.setdefault((holder, _site_of(owner)), set())
         if name not in names:
             names.add(name)
-            self.note_change(("fields", self.family(owner.cls), _site_of(owner)))
+            self.note_change(("fields", holder, _site_of(owner)))
         self.write(self.field_key(owner, name), value)
 
     def is_stored(self, inst: Inst | Box) -> bool:
@@ -189,6 +198,15 @@ class ClassModel:
             stack.extend(info.bases)
         return None
 
+    def find_setter(self, cls: object, name: str) -> FuncInfo | None:
+        """The setter of property ``name`` that ``obj.name = v`` calls on an instance of
+        ``cls``, if a class of its bases has one."""
+        for key in self._mro(cls):
+            setter = self.classes[key].setters.get(name)
+            if setter is not None:
+                return setter
+        return None
+
     def instance_attribute(self, inst: Inst, name: str, run: FunctionRun,
                            node: cst.CSTNode | None) -> Value:
         method = self.find_method(inst.cls, name)
@@ -204,8 +222,7 @@ class ClassModel:
         if not (value and self._generated_field(inst.cls, name)):
             # the class attribute, unless the generated __init__ set the instance's own;
             # a function stored in the class (a decorated method) is bound to the instance
-            owner = Cls(inst.cls)
-            held = run.slot_value(("attr", owner, name), self.read(self.field_key(owner, name)))
+            held = self.class_level(inst.cls, name, run)
             for atom, trace in (held or EMPTY).items():
                 if isinstance(atom, Closure) or (isinstance(atom, Ref) and atom.key in self.funcs):
                     atom = Partial(Value.of(atom, trace), (Value.of(inst),))
@@ -228,8 +245,20 @@ class ClassModel:
             bound = Value.of(cls) if method.kind == "classmethod" else None
             return Value.of(Ref(method.qualname, key=method.key, bound=bound,
                                 no_capture=method.no_capture))
-        return run.slot_value(("attr", cls, name), self.read(self.field_key(cls, name))
-                              ) or Value.of(UNKNOWN)
+        return self.class_level(cls.cls, name, run) or Value.of(UNKNOWN)
+
+    def class_level(self, cls: object, name: str, run: FunctionRun) -> Value | None:
+        """Class attribute ``name`` as ``cls`` sees it: the nearest class of its bases that
+        holds one (a subclass's ``DEVICE = "numpy"`` hides its base's ``"capture"``)."""
+        for key in self._mro(cls) or [cls]:
+            owner = Cls(key)
+            self.note_read(("fields", key, "class"))
+            start = self.read(self.field_key(owner, name)) if name in self.field_names.get(
+                (key, "class"), ()) else None
+            held = run.slot_value(("attr", owner, name), start)
+            if held:
+                return held
+        return None
 
     def super_value(self, run: FunctionRun) -> Value:
         func = run.func

@@ -102,6 +102,8 @@ class Conditions:
     def narrow(self, test: cst.BaseExpression, state: State, truth: bool) -> State:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.narrow(test.expression, state, not truth)
+        if isinstance(test, cst.NamedExpr):  # `if (graph := is_capture(x)):` tests the guard
+            return self.narrow(test.value, state, truth)
         if isinstance(test, cst.BooleanOperation):
             if isinstance(test.operator, cst.And) and truth:
                 return self.narrow(test.right, self.narrow(test.left, state, True), True)
@@ -112,6 +114,12 @@ class Conditions:
             self.narrow_not_traced(test, state)
         elif self.program.traced:
             self.narrow_lacks_array_attribute(test, state)
+        quantified = self.quantified_guard(test, state)
+        if quantified is not None:
+            name, when = quantified
+            if truth == when:
+                state.env[name] = self.real_items(state.env[name], test)
+            return state
         found = self.capture_test(test, state)
         if found is not None:
             subject, polarity = found
@@ -128,6 +136,30 @@ class Conditions:
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
                 state.env[name] = self.only_autodiff(value, truth)
         return state
+
+    def quantified_guard(self, test: cst.BaseExpression, state: State
+                         ) -> tuple[str, bool] | None:
+        """``any(is_capture(t) for t in batch)`` (or ``all(not t.is_capture for t in
+        batch)``) over a local name: the name, and the truth of the test under which no
+        item of it is a capture tensor."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 1 and not test.args[0].star
+                and isinstance(test.args[0].value, (cst.GeneratorExp, cst.ListComp))):
+            return None
+        quantifier = {a.qualname for a in self.eval_quiet(test.func, state) if isinstance(a, Ref)}
+        if quantifier not in ({"builtins.any"}, {"builtins.all"}):
+            return None
+        comp = test.args[0].value
+        loop = comp.for_in
+        if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name) \
+                or not isinstance(loop.iter, cst.Name) or loop.iter.value not in state.env:
+            return None
+        every = quantifier == {"builtins.all"}  # all(g): each item passes g; any(g): none does
+        inner = state.copy()
+        inner.env[loop.target.value] = self.elements(state.env[loop.iter.value])
+        item = self.narrow(comp.elt, inner, every).env.get(loop.target.value)
+        if not item or narrow_capture(item):
+            return None
+        return loop.iter.value, every
 
     def narrow_not_traced(self, test: cst.BaseExpression, state: State) -> None:
         """``isinstance(v, int)`` true: ``v`` is a Python value there, no tracer (a tracer is

@@ -18,9 +18,14 @@ from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
     Box,
+    Closure,
+    Cls,
     Const,
     Inst,
+    Partial,
+    Ref,
     Site,
+    Step,
     Str,
     Sym,
     Ten,
@@ -101,6 +106,10 @@ class Containers:
                                                                            box.site))):
             content = self.slot_value(("bk", box, key), program.read(("bk", box.site, key)),
                                       record=foreign)
+        if content is None and isinstance(key, str) and box.kind == "dict" and not (
+                program.read(("grown", box.site)) or program.past_precise_slots(box.site)):
+            # every write to the dict named its key: a key none named holds nothing
+            content = EMPTY
         if content is None:
             content = self.slot_value(("b", box), program.read(("b", box.site)),
                                       record=foreign) or EMPTY
@@ -141,16 +150,23 @@ class Containers:
     def subscript_key(self, node: cst.Subscript, state: State) -> object:
         """The constant key of ``obj[key]`` (a literal, or a name holding one string), else
         None; the key expression is evaluated here (its calls run), other slices too."""
+        return self.subscript_key_value(node, state)[0]
+
+    def subscript_key_value(self, node: cst.Subscript, state: State
+                            ) -> tuple[object, Value | None]:
+        """The constant key of ``obj[key]`` (see :meth:`subscript_key`), and the key's value
+        when it is one index."""
         key: object = None
+        key_value = None
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = element.slice.value
                 if len(node.slice) == 1 and isinstance(index, cst.Integer):
-                    return int(index.evaluated_value)
+                    return int(index.evaluated_value), None
                 value = self.eval(index, state)
                 if len(node.slice) == 1:
-                    key = self.constant_key(value)
-        return key
+                    key, key_value = self.constant_key(value), value
+        return key, key_value
 
     def expr_Subscript(self, node: cst.Subscript, state: State) -> Value:
         obj = self.eval(node.value, state)
@@ -166,24 +182,81 @@ class Containers:
                         if bound is not None:
                             keys.append(("slice", self.eval(bound, state)))
             self.check_subscript(node, obj, keys)
-        return self.item(obj, self.subscript_key(node, state), node)
+        key, key_value = self.subscript_key_value(node, state)
+        sliced = self.constant_slice(node, obj)
+        if sliced is not None:
+            return sliced
+        item = self.item(obj, key, node)
+        if key is not None and key_value is not None and self.keyed_by_caller(key_value):
+            # the caller's key picked it: a finding it decides is the caller's
+            return self.picked_by_caller(item, Step(
+                self.file, node, "picked by the caller's key: `{code}`", self.anchor,
+                via=self.owner))
+        picked = next((self.picked[a] for a in obj if a in self.picked), None)
+        if picked is not None:  # `TABLE[mode]["device"]`: what the caller's key picked
+            return self.picked_by_caller(item, picked)
+        return item
+
+    def constant_slice(self, node: cst.Subscript, obj: Value) -> Value | None:
+        """``items[:1]``, ``items[1:]`` of one list or tuple of known length: a list of just
+        those items; None for other subscripts."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+            return None
+        part = node.slice[0].slice
+        bounds = []
+        for bound in (part.lower, part.upper):
+            if bound is None:
+                bounds.append(None)
+            elif isinstance(bound, cst.Integer):
+                bounds.append(int(bound.evaluated_value))
+            elif isinstance(bound, cst.UnaryOperation) and isinstance(
+                    bound.operator, cst.Minus) and isinstance(bound.expression, cst.Integer):
+                bounds.append(-int(bound.expression.evaluated_value))
+            else:
+                return None
+        if part.step is not None:
+            return None
+        items = self.known_items(obj)
+        if items is None and len(obj) == 1 and isinstance(next(iter(obj)), Box):
+            box = next(iter(obj))
+            length = self.path_length(box)
+            if length is not None and length <= MAX_UNROLLED:
+                items = tuple(self.box_content(box, i) for i in range(length))
+        if items is None:
+            return None
+        return self.list_of(node, list(items[bounds[0]:bounds[1]]))
+
+    def picked_by_caller(self, value: Value, step: Step) -> Value:
+        """``value`` picked by the caller's key at ``step``: its atoms say so, and what is
+        read from the containers and got by calling the functions in it is picked too."""
+        for atom in value:
+            if isinstance(atom, (Box, Tup, Ref, Closure, Partial, Cls, Inst)):
+                self.picked.setdefault(atom, step)
+        return value.map_traces(step)
+
+    def keyed_by_caller(self, key: Value) -> bool:
+        """Whether ``key`` is a parameter whose constant this calling context knows (see
+        ``CallModel._context``): what it picks is decided by the caller."""
+        return not self.is_module and any(
+            isinstance(a, Sym) and a.owner == self.owner and a.param in self.param_context
+            for a in key)
 
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value:
         """``obj[key]`` (``key`` None when not a constant)."""
         return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
                         ) or Value.of(UNKNOWN)
 
-    def got(self, obj: Value, key: str, node: cst.CSTNode | None = None) -> Value:
-        """``obj.get(key)`` without its default: a dict that never holds the constant ``key``
-        gives nothing (not what its other keys hold)."""
+    def get_item(self, obj: Value, key: str, node: cst.CSTNode) -> Value:
+        """What ``obj.get(key)`` gives besides its default: nothing from a dict known not to
+        hold ``key``."""
         out = EMPTY
         for atom, trace in obj.items():
-            if isinstance(atom, Box) and atom.kind == "dict":
+            if isinstance(atom, Sym):
+                out = out.join(self.project_sym(atom, trace, ("get", key)))
+            elif isinstance(atom, Box) and atom.kind == "dict":
                 known = self.program.known_keys(atom)
                 if known is None or key in known:
                     out = out.join(self.box_content(atom, key))
-            elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, ("get", key)))
             else:
                 out = out.join(self.item_of(atom, trace, key, node))
         return out
@@ -237,6 +310,7 @@ class Containers:
         (None: under none, as a starred item; the container then has no known length)."""
         box = self.new_box(kind, node)
         content = EMPTY
+        self.note_length(box, None if any(key is None for key, _ in keyed) else len(keyed))
         for key, value in keyed:
             if key is None:
                 self.program.grow(box)
@@ -263,7 +337,7 @@ class Containers:
                 else:
                     self.program.grow(box)
             else:
-                value = self.elements(self.eval(element.value, state))
+                value = self.contents(self.eval(element.value, state))
                 self.program.grow(box)
             content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
@@ -274,7 +348,7 @@ class Containers:
         inner = state.copy()
         comp: cst.CompFor | None = for_in
         while comp is not None:
-            elements = self.iterated(self.eval(comp.iter, inner))
+            elements = self.elements(self.eval(comp.iter, inner))
             self.assign(comp.target, elements, inner, comp.target)
             for cond in comp.ifs:
                 narrowed, _ = self.condition(cond.test, inner)
@@ -317,7 +391,7 @@ class Containers:
         if kept is None:
             # evaluated once: the general form binds the elements of this value
             inner = state.copy()
-            self.assign(for_in.target, self.iterated(iterable), inner, for_in.target)
+            self.assign(for_in.target, self.elements(iterable), inner, for_in.target)
             for cond in for_in.ifs:
                 narrowed, _ = self.condition(cond.test, inner)
                 inner = narrowed if narrowed is not None else inner
@@ -396,17 +470,23 @@ class Containers:
         box = self.new_box("dict", param.node)
         for name in shape:  # type: ignore[attr-defined]
             self.store_item(Value.of(box), name, self.project_sym(sym, trace, ("item", name)))
+            # the caller passed it: the dict holds it (`kwargs.setdefault(name, d)` keeps it)
+            self.program.literal_keys.setdefault(box.site, set()).add(name)
         return Value.of(box)
 
     def box_of(self, kind: str, node: cst.CSTNode, content: Value) -> Value:
         box = self.new_box(kind, node)
+        if kind == "dict":
+            self.program.grow(box)  # a comprehension's or a copy's keys are not known
         self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
     def added_by(self, name: str, args: tuple[Value, ...], node: cst.Call) -> Value:
         """What ``container.<name>(*args)`` puts into the container."""
-        if name in ("extend", "update"):
+        if name == "update":
+            added = self.contents(args[0]) if args else EMPTY
+        elif name == "extend":
             added = self.elements(args[0]) if args else EMPTY
         else:
             added = args[-1] if args else EMPTY
@@ -433,11 +513,18 @@ class Containers:
         target = Value.of(box)
         key = self.constant_key(args[0]) if args else None
         step = self.step(node, "added to a container: `{code}`")
+        if name == "setdefault" and args and isinstance(key, str) and \
+                self.program.holds_key(box, key):
+            return self.box_content(box, key)  # it holds the key: the default is not stored
         if name == "setdefault" and args:
             default = args[1] if len(args) > 1 else Value.of(Const(None))
             # the key may be there already: what it held stays (a path's write is strong)
             held = EMPTY if key is None else self.slot_value(
                 ("bk", box, key), self.program.read(("bk", box.site, key)), record=False) or EMPTY
+            if held:  # the list it gives may be the one held, not the new default
+                for atom in default:
+                    if isinstance(atom, Box):
+                        self.note_length(atom, None)
             self.store_item(target, key, held.join(default.map_traces(step)))
             return self.box_content(box, key)
         if name == "update":
@@ -453,8 +540,19 @@ class Containers:
         if name in CONTAINER_MUTATORS:
             if name in ("insert", "appendleft"):
                 self.program.shift_indices(box)
-            self.store_item(target, None, self.added_by(name, args, node))
+            length = self.path_length(box) if name == "append" else None
+            added = self.added_by(name, args, node)
+            self.store_item(target, None, added)
+            self.note_length(box, None)
+            if length is not None and self.program.write_key(box.site, length,
+                                                             self.box_part(box, added)):
+                # this path knows how long its own list is: the item has its index (a list
+                # made again at the same place, in a loop, may have held another there)
+                self.add_to_view(("bk", box, length), added)
+                self.note_length(box, length + 1)
             return Value.of(Const(None))
+        if name in _REORDERING or name in ("pop", "popleft", "clear"):
+            self.note_length(box, None)
         if name in _REORDERING:
             self.program.shift_indices(box)
             return Value.of(UNKNOWN)
@@ -488,6 +586,28 @@ class Containers:
             made = self.program.apply(info, self, None, (), {}, node, closure, sent=args[0])
             return self.elements(made)  # the next value it yields
         return Value.of(UNKNOWN)
+
+    def path_length(self, box: Box) -> int | None:
+        """How many items the list ``box``, made by this run, holds on this path, when every
+        way here made it with a known length and only appended to it since (an unrolled loop
+        of ``append`` calls); else None."""
+        if self.path is None or box.kind != "list" or box.site.owner != self.site_owner:
+            return None
+        known = self.path.view.get(("len", box))
+        if known is None or not known[1] or len(known[0]) != 1:
+            return None
+        atom = next(iter(known[0]))
+        return atom.value if isinstance(atom, Const) and isinstance(atom.value, int) else None
+
+    def note_length(self, box: Box, length: int | None) -> None:
+        """Keep (None: forget) how many items this run's own list ``box`` holds on this path
+        (see :meth:`path_length`)."""
+        if self.path is None or box.kind != "list" or box.site.owner != self.site_owner:
+            return
+        if length is None:
+            self.path.view.pop(("len", box), None)
+        else:
+            self.path.view[("len", box)] = (Value.of(Const(length)), True)
 
     def known_pairs(self, box: Box) -> list[Value] | None:
         """``(key, value)`` for each key the dict ``box`` holds on this path, when its keys
@@ -542,24 +662,47 @@ class Containers:
                 out = out.join(self.elements(Value.of(atom, atom_trace)))
         return out or Value.of(UNKNOWN)
 
-    def iterated(self, value: Value) -> Value:
-        """What a ``for`` loop or a comprehension over ``value`` binds: a dict gives its keys
-        (names, not the values it holds), anything else its elements."""
-        out = EMPTY
-        for atom, trace in value.items():
-            if isinstance(atom, Box) and atom.kind == "dict":
-                keys = self.program.known_keys(atom) or ()
-                out = out.join(join_all(Value.of(Str(k)) for k in keys) or Value.of(UNKNOWN))
-            else:
-                out = out.join(self.elements_of(atom, trace))
-        return out or Value.of(UNKNOWN)
-
     def elements(self, value: Value) -> Value:
-        """What iterating over ``value`` gives."""
+        """What iterating over ``value`` gives (a ``for`` loop, ``list(value)``, ``*value``,
+        ``zip``, ``sorted``, unpacking): a dict gives its keys, never the values it holds
+        (those are :meth:`contents`)."""
         return join_all(self.elements_of(atom, trace) for atom, trace in value.items()
                         ) or Value.of(UNKNOWN)
 
     def elements_of(self, atom: object, trace: Trace | None) -> Value:
+        if isinstance(atom, Box) and atom.kind == "dict":
+            keys = self.program.known_keys(atom) or ()
+            return join_all(Value.of(Str(k)) for k in keys) or Value.of(UNKNOWN)
+        if isinstance(atom, Sym):
+            # a parameter holding an object of the checked tree: iterate that
+            objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY
+            return self.elements(objects) if objects else self.project_sym(atom, trace, "iter")
+        if isinstance(atom, Inst):
+            return self.iterate(atom, trace)
+        return self.contents_of(atom, trace)
+
+    def real_items(self, value: Value, node: cst.CSTNode) -> Value:
+        """``value`` as a container none of whose items is a capture tensor (a guard on each
+        item proved it): a list is copied at ``node`` with only its real items."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Box) and atom.kind in ("list", "set", "gen"):
+                held = narrow_not_capture(self.contents_of(atom, trace))
+                out = out.join(self.box_of(atom.kind, node, held))
+            elif isinstance(atom, Tup):
+                out = out.join(Value.of(Tup(tuple(narrow_not_capture(item)
+                                                  for item in atom.items)), trace))
+            else:
+                out = out.join(narrow_not_capture(Value.of(atom, trace)))
+        return out
+
+    def contents(self, value: Value) -> Value:
+        """What ``value`` holds as a container, whatever the key: a dict's values, a list's
+        items (``d[k]`` for an unknown ``k``, ``{**d}``, ``update(d)``)."""
+        return join_all(self.contents_of(atom, trace) for atom, trace in value.items()
+                        ) or Value.of(UNKNOWN)
+
+    def contents_of(self, atom: object, trace: Trace | None) -> Value:
         if isinstance(atom, (Ten, Traced)):
             return Value.of(atom, trace)
         if isinstance(atom, Tup):
@@ -567,7 +710,6 @@ class Containers:
         if isinstance(atom, Box):
             return self.box_content(atom, None)
         if isinstance(atom, Sym):
-            # a parameter holding an object of the checked tree: iterate that
             objects = self.objects_of(atom, self.anchor) if self.anchor else EMPTY
             return self.elements(objects) if objects else self.project_sym(atom, trace, "elem")
         if isinstance(atom, Inst):

@@ -75,12 +75,34 @@ class Expressions:
     expr_Float = expr_Imaginary = expr_Ellipsis = expr_Integer
 
     def expr_FormattedString(self, node: cst.FormattedString, state: State) -> Value:
+        # the text, when every part is known: `f"{stage}_device"` for a stage the caller names
+        pieces: list[str] | None = []
         for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                if pieces is not None:
+                    pieces.append(part.value)
+                continue
             if isinstance(part, cst.FormattedStringExpression):
                 value = self.eval(part.expression, state)
-                if part.format_spec and has_tensor(value):
+                # a caller's constant is a parameter itself (its fields are not read here)
+                plain = pieces is not None and not part.format_spec and \
+                    part.conversion is None and len(value) == 1 and not any(
+                        isinstance(a, Sym) and a.proj for a in value)
+                known = self.constants(value) if plain else EMPTY
+                if len(known) == 1 and isinstance(next(iter(known)), (Str, Const)):
+                    atom = next(iter(known))
+                    pieces.append(atom.text if isinstance(atom, Str) else str(atom.value))
+                else:
+                    pieces = None
+                for spec_part in part.format_spec or ():
+                    if isinstance(spec_part, cst.FormattedStringExpression):
+                        self.eval(spec_part.expression, state)  # `{v:{width}}`: its calls run
+                # with a conversion (`{t!r:>10}`) the spec formats the text str/repr gave
+                if part.format_spec and part.conversion is None and has_tensor(value):
                     self.emit("read", (value,), "format", part,
                               "formatted with a format spec: `{code}`")
+        if pieces is not None and "{" not in "".join(pieces) and "}" not in "".join(pieces):
+            return Value.of(Str("".join(pieces)))
         return Value.of(UNKNOWN)
 
     def expr_Attribute(self, node: cst.Attribute, state: State) -> Value:

@@ -16,6 +16,7 @@ from dispatch_lint.analyzer.values import (
     Box,
     Closure,
     Const,
+    Inst,
     Partial,
     Ref,
     Str,
@@ -115,11 +116,32 @@ class ExternalCalls:
             for index, value in enumerate(args):
                 self.store_item(Value.of(box), index, value)
             return Value.of(box)
+        if qualname == "dataclasses.replace" and args:
+            return self.replaced_instance(args[0], kwargs, node)
         if qualname == "functools.partial" and args:
             return self.bound_partial(args, kwargs, node)
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def replaced_instance(self, obj: Value, changes: dict[str, Value], node: cst.Call
+                          ) -> Value:
+        """``dataclasses.replace(obj, **changes)``: for each instance ``obj`` may be, a new one
+        made at ``node`` with its fields, those named in ``changes`` changed."""
+        out = EMPTY
+        for atom, trace in obj.items():
+            if not isinstance(atom, Inst):
+                continue
+            made = self.program.new_instance(atom.cls, self, node)
+            names = set(self.program.instance_fields(atom)) | set(
+                self.program.generated_fields(atom.cls) or ()) | set(changes)
+            for name in sorted(names):
+                value = changes.get(name)
+                if value is None:
+                    value = self.attribute(Value.of(atom, trace), name, node)
+                self.store_attr(Value.of(made), name, value)
+            out = out.join(Value.of(made, trace))
+        return out or Value.of(UNKNOWN)
 
     def builtin_sum(self, args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
                     ) -> Value:

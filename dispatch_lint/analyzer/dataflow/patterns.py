@@ -190,7 +190,12 @@ class Patterns:
         return Value.of(Const(answers.pop())) if len(answers) == 1 else Value.of(UNKNOWN)
 
     def instance_test(self, cls: object, atom: object) -> Verdict:
-        """Whether ``atom`` is an instance of the class ``cls`` denotes."""
+        """Whether ``atom`` is an instance of the class ``cls`` denotes (for a parameter: of
+        each object of the checked tree the caller passed, when it passed only those)."""
+        if isinstance(atom, Sym) and isinstance(cls, Cls):
+            objects = self.objects_of(atom, self.anchor or cst.Pass())
+            if objects and all(isinstance(o, Inst) for o in objects):
+                return _any(self.instance_test(cls, o) for o in objects)
         if _opaque(atom):
             return None
         if isinstance(cls, Ref):

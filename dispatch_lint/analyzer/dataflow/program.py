@@ -128,6 +128,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.summaries: dict[tuple[object, ...], Summary] = {}
         self.done: set[tuple[object, ...]] = set()
         self.in_progress: set[tuple[object, ...]] = set()
+        #: functions that take part in a recursion: a sink there is never judged to end the
+        #: path (whether it always raises changes from one round of the recursion to the
+        #: next, and the rounds would not settle)
+        self.recursive: set[object] = set()
         self.modules_done: set[int] = set()
         self.errors: dict[int, str] = {}
         # Incremental rounds: each unit (a module's top level, a summary) remembers what it
@@ -578,6 +582,13 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
     def analysing(self, info: FuncInfo) -> bool:
         """Whether a summary of ``info`` is being made: a call of it now is recursive."""
         return any(key[0] == info.key for key in self.in_progress)
+
+    def note_recursion(self, info: FuncInfo) -> None:
+        """A call of ``info`` while its summary is being made: it and every function between
+        it and this call on the stack are recursive (see :attr:`recursive`)."""
+        keys = [key[0] for key in self.unit_keys if isinstance(key, tuple) and key]
+        if info.key in keys:
+            self.recursive.update(keys[keys.index(info.key):])
 
     def summary(self, info: FuncInfo, closure: Closure | None,
                 self_cls: Inst | Cls | None = None, context: tuple[object, ...] = (),

@@ -16,6 +16,7 @@ the function's summary.
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import product
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -57,6 +58,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 _CONSTANTS = {"True": True, "False": False, "None": None}
+
+#: Events at which the runtime raises when a rule is broken (a user's sink may not).
+_RAISING_EVENTS = frozenset({"autodiff", "move", "read", "autodiff_device", "binop",
+                             "no_capture", "training", "ensure_not_capture"})
+#: Rules whose runtime error is a warning outside strict mode: the program goes on.
+_WARNING_RULES = frozenset({"DL004"})
+#: Beyond this many combinations of atoms a sink is not judged certain (it may not raise).
+_MAX_COMBINATIONS = 16
 
 #: what a note says when a value was cut at the nesting bounds
 NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
@@ -128,6 +137,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: objects this run makes (see Summary.fresh)
         self.made: set[object] = set()
         self.training_depth = 0
+        #: what the caller's key picked from a table, and the step that says so (see
+        #: Containers.picked_by_caller)
+        self.picked: dict[object, Step] = {}
         #: events over symbolic atoms, for the summary
         self.pending: dict[tuple[object, ...], Event] = {}
         #: the statement's state while it runs: calls read and extend its view of the heap
@@ -162,18 +174,44 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def emit(self, kind: str, values: tuple[Value, ...], detail: str, node: cst.CSTNode,
              sink: str, rule: str = "") -> None:
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
-        receiver = self.receives_from_caller
+        # values a method's receiver, a closure's free names or the caller's key picked
+        # (see Step.via) are judged where the caller supplied them
+        receiver = self.receives_from_caller or bool(self.param_context)
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
                       frames=((self.owner, self.file, node, self.anchor),))
         found, deferred = self.program.judge(event, fresh=None, defer=receiver)
         if found and self.trace is not None:
             self.note_raised(event)
+        elif found and self.always_raises(event):
+            # the runtime raises here on every path: what follows it never runs (DESIGN.md:
+            # code after a statement that always raises is dead); callers go on as they will
+            # once the finding is fixed, as after a traced sink
+            self.raised_at = self.anchor
         # Parameters of this function, or of the one a closure's free names came from, or
         # the receiver's fields: the caller that knows them judges the event again (a traced
         # analysis keeps those over its caller's parameters too: a lax body's closure).
         if deferred or any(isinstance(a, Sym) for v in values for a in v):
             self.keep_pending(event)
+
+    def always_raises(self, event: Event) -> bool:
+        """Whether the runtime raises at ``event`` whatever each of its values turns out to
+        be: every combination of their atoms breaks a rule whose error is raised (DL004 only
+        warns by default; what a user sink does is not known)."""
+        if event.kind not in _RAISING_EVENTS or (
+                self.func is not None and self.func.key in self.program.recursive):
+            return False
+        combinations = 1
+        for value in event.values:
+            combinations *= len(value)
+        if not combinations or combinations > _MAX_COMBINATIONS:
+            return False
+        for atoms in product(*event.values):
+            single = replace(event, values=tuple(
+                Value.of(atom, value.trace(atom)) for atom, value in zip(atoms, event.values)))
+            if not any(hit.rule not in _WARNING_RULES for hit in self.program.rules_judge(single)):
+                return False
+        return True
 
     def keep_pending(self, event: Event) -> None:
         """Keep ``event`` for the summary: one per sink and place, its values joined."""

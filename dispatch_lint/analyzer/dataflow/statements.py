@@ -34,6 +34,7 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Value,
     join_all,
+    narrow_capture,
 )
 
 
@@ -207,7 +208,7 @@ class Statements:
 
     def stmt_For(self, stmt: cst.For, state: State) -> State | None:
         iterable = self.eval(stmt.iter, state)
-        elements = self.iterated(iterable)
+        elements = self.elements(iterable)
         if self.diverged:
             return None
         # a loop over a tuple or list of known, non-zero length runs its body at least once
@@ -274,8 +275,26 @@ class Statements:
         if runs_once:
             exit_state = after_body  # not the state before the first iteration
         if stmt.orelse is not None and exit_state is not None:
-            exit_state = self.run_block(stmt.orelse.body.body, exit_state)
+            exit_state = self.run_block(stmt.orelse.body.body,
+                                        self.no_break_state(stmt, exit_state, after_body))
         return join_states([exit_state, *frame.breaks])
+
+    def no_break_state(self, stmt: cst.For | cst.While, exit_state: State,
+                       after_body: State | None) -> State:
+        """Where a ``for ... else`` block starts: no iteration broke out, so when every
+        iteration that went on had a loop variable known not to be capture (``if
+        t.is_capture: break``), no item of the iterated name is capture either."""
+        if not (isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name)
+                and isinstance(stmt.iter, cst.Name)) or after_body is None:
+            return exit_state
+        went_on = after_body.env.get(stmt.target.value)
+        iterated = exit_state.env.get(stmt.iter.value)
+        if not went_on or not iterated or narrow_capture(went_on) or not narrow_capture(
+                self.elements(iterated)):
+            return exit_state
+        state = exit_state.copy()
+        state.env[stmt.iter.value] = self.real_items(iterated, stmt)
+        return state
 
     def stmt_Try(self, stmt: cst.Try | cst.TryStar, state: State) -> State | None:
         before = state.copy()
@@ -351,6 +370,25 @@ class Statements:
                 out = out.join(Value.of(UNKNOWN))
         return out or Value.of(UNKNOWN)
 
+    def set_through_setters(self, obj: Value, target: cst.Attribute, value: Value) -> Value:
+        """``obj.name = value`` on instances whose class has a setter for ``name``: the
+        setter runs (a guard in it may raise); the objects without one are left to store."""
+        name = target.attr.value
+        plain = EMPTY
+        raising, diverged = bool(obj), self.diverged
+        for atom, trace in obj.items():
+            setter = self.program.find_setter(atom.cls, name) if isinstance(atom, Inst) else None
+            if setter is None:
+                plain = plain.join(Value.of(atom, trace))
+                raising = False
+                continue
+            self.diverged = False
+            self.program.apply(setter, self, Value.of(atom, trace), (value,), {}, target)
+            raising = raising and self.diverged
+        # the path ends when every setter it may call always raises
+        self.diverged = diverged or raising
+        return plain
+
     def stmt_FunctionDef(self, stmt: cst.FunctionDef, state: State) -> State:
         info = self.program.define_function(stmt, self, state)
         if info.kind != "setter":  # a property's setter keeps the property under its name
@@ -379,8 +417,9 @@ class Statements:
             if self.program.traced:
                 value = self.note_store(obj, value, target, "`{code}`", into="attribute")
             stored = value.map_traces(self.step(target, "stored in `{code}`"))
+            obj = self.set_through_setters(obj, target, stored)
             self.store_attr(obj, target.attr.value, stored, state)
-            if isinstance(target.value, cst.Name):
+            if isinstance(target.value, cst.Name) and obj:
                 # `self.x = v` then `self.x` in the same body: exactly v (a strong update).
                 state.env[f"{target.value.value}.{target.attr.value}"] = stored
         elif isinstance(target, cst.Subscript):
