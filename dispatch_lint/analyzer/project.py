@@ -237,9 +237,12 @@ def _balanced(fstring: bytes) -> bool:
 
 def _scan_with_ast(source: bytes) -> tuple[Import, ...] | None:
     import ast
+    import warnings
 
     try:
-        tree = ast.parse(source)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences: not ours to say
+            tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     found = []

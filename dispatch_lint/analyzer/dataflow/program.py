@@ -54,6 +54,7 @@ from dispatch_lint.analyzer.values import (
     Ref,
     Site,
     Step,
+    Str,
     Sym,
     Trace,
     Value,
@@ -559,7 +560,15 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
 
     def bounded_closure(self, info: FuncInfo, closure: Closure) -> Closure:
         """``closure``, or once ``info`` was summarised for MAX_CLOSURES closures, the same
-        closure capturing unknown values (all later closures share one summary)."""
+        closure capturing unknown values (all later closures share one summary). A
+        decorator's wrapper (it captures the function it wraps, and maybe constant options)
+        is not counted: it is one per function decorated, as many as the code has (chex:
+        over a hundred), where the closures that recursion makes capture ever new values."""
+        atoms = [atom for _, value in closure.captured for atom in value
+                 if not (isinstance(atom, Closure) and atom.key == closure.key)]  # itself
+        if any(isinstance(atom, (Ref, Closure)) for atom in atoms) and all(
+                isinstance(atom, (Ref, Closure, Const, Str)) for atom in atoms):
+            return closure
         seen = self.closures.setdefault(info.key, set())
         if closure.captured in seen or len(seen) < MAX_CLOSURES:
             seen.add(closure.captured)
