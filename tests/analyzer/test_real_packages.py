@@ -72,10 +72,12 @@ def test_installed_package_gets_no_finding_and_no_error(name: str) -> None:
 def test_stdlib_test_data_gets_dl000_exactly_where_cpython_fails(name: str) -> None:
     """CPython's own test data holds files it must refuse (bad coding cookies, misplaced
     ``from __future__``, Python 2 grammar, a BOM with another cookie): each is DL000 with
-    CPython's reason, and every other file is checked cleanly."""
+    CPython's reason, and the others (every second one: the suite's time) are checked
+    cleanly."""
     root = Path(sysconfig.get_paths()["stdlib"]) / name
     files = sorted(root.rglob("*.py"))
     if not files:
         pytest.skip(f"this Python was installed without the standard library's {name}/")
-    assert any(cpython_verdict(path) for path in files), f"{name}/ has no file CPython refuses"
-    assert_linted_like_cpython(files)
+    refused = [path for path in files if cpython_verdict(path)]
+    assert refused, f"{name}/ has no file CPython refuses"
+    assert_linted_like_cpython(sorted(set(files[::2]) | set(refused)))
