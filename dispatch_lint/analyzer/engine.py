@@ -42,7 +42,7 @@ from dispatch_lint.analyzer.parse import (
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.dataflow import Program
 from dispatch_lint.analyzer.facts import FileInfo, Finding
-from dispatch_lint.analyzer.project import code_only, importing, name_links
+from dispatch_lint.analyzer.project import code_only, importing, name_links, scan_imports
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
 from dispatch_lint.frameworks import enabled_models, prefilter_needles
@@ -208,7 +208,7 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
                 None if file.imported_as is None else {
                     (level, module): absolute for level, module, absolute in file.relative
                 },
-                load=None if tree is not None else partial(_parsed_unvalidated, load),
+                load=None if tree is not None else load,
             ))
 
     if parsed:
@@ -281,12 +281,6 @@ def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError],
         return None
     keep_parsed()
     return tree
-
-
-def _parsed_unvalidated(load: Callable[[], cst.Module | None]) -> cst.Module | None:
-    """``load()`` (a file's parse) as the engine parses every file: nodes unvalidated."""
-    with nodes_unvalidated():
-        return load()
 
 
 def judge(event: Event) -> Iterable[Hit]:
@@ -386,13 +380,19 @@ def entry_files(files: Sequence[SourceFile], importers: Sequence[Sequence[int]],
 
 
 def may_make_values(source: bytes, settings: AnalysisSettings) -> bool:
-    """Whether a file with ``source`` may make a data-less value itself (an enabled
-    framework's: :meth:`~dispatch_lint.frameworks.FrameworkModel.made_in`) or mentions a
-    configured source, sink or sanitizer."""
-    models = enabled_models(settings.frameworks)
-    if any(n in source for model in models for n in model.needles()):
-        code = code_only(source)
-        if any(model.made_in(source, code) for model in models):
+    """Whether a file with ``source`` may make a data-less value itself (it uses an enabled
+    framework and, for a traced one, applies its transforms:
+    :meth:`~dispatch_lint.frameworks.FrameworkModel.applied_in`) or mentions a configured
+    source, sink or sanitizer."""
+    code = None
+    for framework in enabled_models(settings.frameworks):
+        if not any(needle in source for needle in framework.needles()):
+            continue
+        if not framework.traces():
+            return True
+        if code is None:
+            code = code_only(source)
+        if framework.applied_in(code, scan_imports(source)):
             return True
     return any(name.rsplit(".", 1)[-1].encode() in source
                for name in (*settings.sources, *settings.sanitizers,

@@ -69,11 +69,14 @@ INSTALLED_FOLDERS = frozenset({"site-packages", "dist-packages"})
 class Import(NamedTuple):
     """One imported module as an import statement writes it: ``level`` leading dots,
     ``module`` the dotted name after them (``""`` in ``from . import x``), and ``names`` the
-    names a ``from`` statement imports (``("*",)`` for a star import, ``()`` for ``import``)."""
+    names a ``from`` statement imports (``("*",)`` for a star import, ``()`` for ``import``);
+    ``bound`` the name the statement binds for each (``import a.b``: ``a``; ``import a.b as
+    c``, ``from m import x as c``: ``c``; nothing for a star import)."""
 
     level: int
     module: str
     names: tuple[str, ...] = ()
+    bound: tuple[str, ...] = ()
 
 
 _ID = rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*"
@@ -111,7 +114,8 @@ _FROM = re.compile(
     + rb"(?P<names>\*|\([^)#]*(?:\#[^\r\n]*[^)#]*)*\)|" + _ID + _AS
     + rb"(?:" + _BLANK + rb"," + _BLANK + _ID + _AS + rb")*)"
 )
-_ITEM = re.compile(rb"(?P<name>" + _DOTTED + rb")" + _AS)
+_ITEM = re.compile(rb"(?P<name>" + _DOTTED + rb")(?:" + _BLANK + rb"as(?![A-Za-z0-9_\x80-\xff])"
+                   + _BLANK + rb"(?P<alias>" + _ID + rb"))?")
 _COMMENT = re.compile(rb"\#[^\r\n]*")
 _LINE_BREAK = re.compile(rb"\\?(?:\r\n|\r|\n)")
 _BLANKS = re.compile(rb"[\s\\]+")
@@ -191,7 +195,7 @@ def _statement(source: bytes, start: int, found: list[Import]) -> int | None:
         for item in _ITEM.finditer(match.group("names")):
             name = _text(item.group("name"))
             if name is not None:
-                found.append(Import(0, name))
+                found.append(Import(0, name, (), (_bound(item, name.split(".", 1)[0]),)))
         return match.end()
     match = _FROM.match(source, start)
     if match is None:
@@ -202,17 +206,21 @@ def _statement(source: bytes, start: int, found: list[Import]) -> int | None:
         return match.end()
     names = match.group("names")
     if names == b"*":
-        imported: tuple[str, ...] = ("*",)
-    else:
-        # Inside parentheses, line breaks are blanks too.
-        inner = _LINE_BREAK.sub(b" ", _COMMENT.sub(b"", names.strip(b"()")))
-        imported = tuple(
-            name
-            for item in _ITEM.finditer(inner)
-            if (name := _text(item.group("name"))) is not None
-        )
-    found.append(Import(level, module, imported))
+        found.append(Import(level, module, ("*",)))
+        return match.end()
+    # Inside parentheses, line breaks are blanks too.
+    inner = _LINE_BREAK.sub(b" ", _COMMENT.sub(b"", names.strip(b"()")))
+    items = [(name, item) for item in _ITEM.finditer(inner)
+             if (name := _text(item.group("name"))) is not None]
+    found.append(Import(level, module, tuple(name for name, _ in items),
+                        tuple(_bound(item, name) for name, item in items)))
     return match.end()
+
+
+def _bound(item: re.Match[bytes], name: str) -> str:
+    """The name an import item binds: its alias, else ``name``."""
+    alias = item.group("alias")
+    return alias.decode("utf-8", "replace") if alias else name
 
 
 def _text(dotted: bytes) -> str | None:
@@ -248,10 +256,13 @@ def _scan_with_ast(source: bytes) -> tuple[Import, ...] | None:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.extend(Import(0, alias.name) for alias in node.names)
+            found.extend(Import(0, alias.name, (), (alias.asname or alias.name.split(".")[0],))
+                         for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             names = tuple(alias.name for alias in node.names)
-            found.append(Import(node.level, node.module or "", names))
+            bound = () if names == ("*",) else tuple(alias.asname or alias.name
+                                                     for alias in node.names)
+            found.append(Import(node.level, node.module or "", names, bound))
     return tuple(found)
 
 

@@ -14,9 +14,10 @@ This module is pure data and imports nothing heavy.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 __all__ = [
     "ABSTRACT",
@@ -35,6 +36,16 @@ __all__ = [
 ABSTRACT = "abstract"
 CONCRETE = "concrete"
 EVERY_KIND = frozenset({ABSTRACT, CONCRETE})
+
+
+class Imported(Protocol):
+    """One import statement as the project's scanner reads it (see
+    ``dispatch_lint.analyzer.project.Import``)."""
+
+    level: int
+    module: str
+    names: tuple[str, ...]
+    bound: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -206,54 +217,43 @@ class FrameworkModel:
             return self.mentions
         return tuple(dict.fromkeys(m.split(".", 1)[0].encode() for m in self.modules))
 
-    def made_in(self, source: bytes, code: bytes) -> bool:
-        """Whether a file with ``source`` may make this framework's data-less values itself:
-        it uses the framework and, for a traced one, its ``code`` (``source`` without
-        comments and string literals) applies one of the transforms or bodies (by name:
-        ``jax.jit``, ``lax.scan`` through any alias of a module of it, ``from jax import
-        jit``). Only a traced function's parameters are tracers, so a file that uses JAX's
-        arrays but traces nothing makes none: code that receives one runs under a file that
+    def traces(self) -> bool:
+        """Whether the framework makes data-less values by tracing functions (JAX): only
+        where one of its transforms or bodies is applied."""
+        return bool(self.transforms or self.bodies)
+
+    def applied_in(self, code: bytes, imports: Iterable[Imported]) -> bool:
+        """Whether ``code`` (a file's source without comments and string literals; its
+        ``imports`` as the project's scanner reads them) applies one of the transforms or
+        bodies by name: ``jax.jit``, ``lax.scan`` through any name bound to a module of the
+        framework, or the transform imported itself (``from jax import jit as compiled``).
+        Only a traced function's parameters are tracers, so a file that uses JAX's arrays
+        but traces nothing makes none: code that receives one runs under a file that
         traces, which the analysis starts from."""
-        if not any(needle in source for needle in self.needles()):
-            return False
-        if not (self.transforms or self.bodies):
-            return True
-        receivers: set[bytes] = set()
-        for match in self._imports.finditer(code):
-            module, alias = match.group("module"), match.group("alias")
-            receivers.add(alias or module.split(b".", 1)[0])
-        for match in self._from_imports.finditer(code):
-            for item in match.group("names").strip(b"()").split(b","):
-                words = item.split()
-                if not words:
-                    continue
-                if words[0] in self._applied_names:
-                    return True  # the transform itself, under its name or an alias
-                receivers.add(words[-1])
+        applied = self._applied_names
+        receivers: set[str] = set()
+        for imported in imports:
+            if imported.level or not self.owns(imported.module):
+                continue
+            if not imported.names:  # `import jax.lax as L`
+                receivers.update(imported.bound)
+                continue
+            for name, bound in zip(imported.names, imported.bound):
+                if name in applied:
+                    return True
+                receivers.add(bound)  # `from jax import lax`
         if not receivers:
             return False
-        uses = re.compile(rb"\b(?:" + b"|".join(map(re.escape, sorted(receivers)))
+        uses = re.compile(rb"\b(?:" + b"|".join(re.escape(r.encode()) for r in sorted(receivers))
                           + rb")(?:\s*\.\s*\w+)*?\s*\.\s*(?:"
-                          + b"|".join(sorted(self._applied_names)) + rb")\b")
+                          + b"|".join(n.encode() for n in sorted(applied)) + rb")\b")
         return uses.search(code) is not None
 
     @cached_property
-    def _applied_names(self) -> frozenset[bytes]:
+    def _applied_names(self) -> frozenset[str]:
         """The last names of the transforms and bodies (``jit``, ``scan``)."""
-        return frozenset(qualname.rsplit(".", 1)[-1].encode()
+        return frozenset(qualname.rsplit(".", 1)[-1]
                          for qualname in (*self.transforms, *self.bodies))
-
-    @cached_property
-    def _imports(self) -> re.Pattern[bytes]:
-        tops = b"|".join(re.escape(m.split(".", 1)[0].encode()) for m in self.modules)
-        return re.compile(rb"\bimport\s+(?P<module>(?:" + tops + rb")(?:\.\w+)*)"
-                          rb"(?:\s+as\s+(?P<alias>\w+))?")
-
-    @cached_property
-    def _from_imports(self) -> re.Pattern[bytes]:
-        tops = b"|".join(re.escape(m.split(".", 1)[0].encode()) for m in self.modules)
-        return re.compile(rb"\bfrom\s+(?:" + tops + rb")(?:\.\w+)*\s+import\s+"
-                          rb"(?P<names>\([^)]*\)|[^\r\n]*)")
 
     def owns(self, qualname: str) -> bool:
         """Whether ``qualname`` names something of this framework."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import libcst as cst
 
@@ -551,11 +552,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         """``view``, or once ``info`` was summarised for MAX_VIEWS views, the same slots
         holding unknown (written on every path, so that what the heap holds for them is not
         read either: a value the caller's path replaced never comes back)."""
-        seen = self.views.setdefault(info.key, set())
-        if view in seen or len(seen) < MAX_VIEWS:
-            seen.add(view)
+        if self._admitted(self.views, info, view, MAX_VIEWS, VIEWS_REDUCED):
             return view
-        self.note_reduced(info.file, info, VIEWS_REDUCED)
         return frozenset((slot, UNKNOWN_VALUE, True) for slot, _, _ in view)
 
     def bounded_closure(self, info: FuncInfo, closure: Closure) -> Closure:
@@ -569,13 +567,22 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         if any(isinstance(atom, (Ref, Closure)) for atom in atoms) and all(
                 isinstance(atom, (Ref, Closure, Const, Str)) for atom in atoms):
             return closure
-        seen = self.closures.setdefault(info.key, set())
-        if closure.captured in seen or len(seen) < MAX_CLOSURES:
-            seen.add(closure.captured)
+        if self._admitted(self.closures, info, closure.captured, MAX_CLOSURES,
+                          CLOSURES_REDUCED):
             return closure
-        self.note_reduced(info.file, info, CLOSURES_REDUCED)
         return Closure(closure.key, tuple((name, UNKNOWN_VALUE) for name, _ in closure.captured),
                        closure.no_capture)
+
+    def _admitted(self, seen: dict[int, set[Any]], info: FuncInfo, item: object, bound: int,
+                  why: str) -> bool:
+        """Whether ``info`` may be summarised for ``item`` (one of the first ``bound`` it
+        met in ``seen``, by function); if not, the precision note says ``why``."""
+        items = seen.setdefault(info.key, set())
+        if item in items or len(items) < bound:
+            items.add(item)
+            return True
+        self.note_reduced(info.file, info, why)
+        return False
 
     def bounded(self, site: Site) -> Site:
         """``site``, or once a node has made things in too many contexts, the one site all

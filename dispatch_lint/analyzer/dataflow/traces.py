@@ -222,7 +222,7 @@ class TraceModel:
         texts = list(sources)
         self.traced_models: dict[str, FrameworkModel] = {}
         for model in models:
-            if not (model.transforms or model.bodies):
+            if not model.traces():
                 continue
             needles = model.needles()
             if any(n in text for text in texts for n in needles):
