@@ -334,9 +334,9 @@ def _analyze(
     ``links``), from ``cache`` when it holds the group's result, else analysed (in ``jobs``
     processes) and stored; sorted. ``progress`` is told how many named files are checked
     so far."""
-    from dispatch_lint.frameworks import prefilter_needles
+    from dispatch_lint.frameworks import Prefilter
 
-    groups = import_groups(files, links, prefilter_needles(settings))
+    groups = import_groups(files, links, Prefilter(settings))
     named = [sum(not f.context for f in group.files) for group in groups]
     results: list[GroupResult | None] = [None] * len(groups)
     keys: list[GroupKey] = []

@@ -45,7 +45,7 @@ from dispatch_lint.analyzer.facts import FileInfo, Finding
 from dispatch_lint.analyzer.project import code_only, importing, name_links, scan_imports
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
-from dispatch_lint.frameworks import enabled_models, prefilter_needles
+from dispatch_lint.frameworks import Prefilter, enabled_models
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.rules.base import Rule
@@ -340,8 +340,8 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
     hold the device string a seed uses.
     (A group of the import graph's connected parts keeps every file, or none.)
     """
-    needles = prefilter_needles(settings)
-    seeds = [i for i, f in enumerate(files) if any(n in f.source for n in needles)]
+    mentions = Prefilter(settings)
+    seeds = [i for i, f in enumerate(files) if mentions(f.source)]
     if len(seeds) == len(files) or not seeds:
         return [files[i] for i in seeds]  # no links to follow
     if all(f.imported_as is not None for f in files):
@@ -386,7 +386,7 @@ def may_make_values(source: bytes, settings: AnalysisSettings) -> bool:
     source, sink or sanitizer."""
     code = None
     for framework in enabled_models(settings.frameworks):
-        if not any(needle in source for needle in framework.needles()):
+        if not framework.mentioned_in(source):
             continue
         if not framework.traces():
             return True

@@ -759,14 +759,16 @@ def _shown_path(location: str) -> str:
 
 
 def import_groups(files: Sequence[FileToCheck], links: Iterable[tuple[int, int]],
-                  needles: Sequence[bytes]) -> list[Group]:
+                  seeds: Callable[[bytes], bool]) -> list[Group]:
     """``files`` split into the connected parts of the import graph ``links`` (pairs of
     indices into ``files``), each in run order, ordered by their first file: checking them
     apart finds what checking them together finds, and parts that do not import each other
     can be checked in parallel.
 
-    A group is ``seeded`` when a file in it mentions one of ``needles`` (an enabled
-    framework's module, ``dispatch_lint`` or ``jax``, or a name the user configured): only those need the data-flow analysis. An unseeded
+    A group is ``seeded`` when ``seeds`` holds for the bytes of a file in it (it mentions an
+    enabled framework, ``dispatch_lint`` or an import of ``jax``, or a name the user
+    configured: :class:`~dispatch_lint.frameworks.Prefilter`): only those need the
+    data-flow analysis. An unseeded
     group keeps its named files only (their syntax is checked; context files have nothing
     to report).
     """
@@ -787,7 +789,7 @@ def import_groups(files: Sequence[FileToCheck], links: Iterable[tuple[int, int]]
         members.setdefault(find(index), []).append(index)
     groups = []
     for indices in members.values():
-        seeded = any(needle in files[i].source for i in indices for needle in needles)
+        seeded = any(seeds(files[i].source) for i in indices)
         chosen = [files[i] for i in indices if seeded or not files[i].context]
         if chosen:
             groups.append(Group(tuple(chosen), seeded))

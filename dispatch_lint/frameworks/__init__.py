@@ -4,7 +4,7 @@ A file gets the models of the frameworks it imports; the ``frameworks`` configur
 restricts the set (default: every framework here). Adding a framework means adding a model
 module and listing it in :data:`FRAMEWORKS`.
 
-Pure data and light: the byte prefilter asks :func:`prefilter_needles` on every run, before
+Pure data and light: the byte prefilter asks :class:`Prefilter` on every run, before
 anything is parsed.
 """
 
@@ -22,7 +22,7 @@ __all__ = [
     "NAMES",
     "enabled_models",
     "get_model",
-    "prefilter_needles",
+    "Prefilter",
     "unknown_names",
 ]
 
@@ -62,20 +62,25 @@ class Extensions(Protocol):
     sinks: Sequence[Any]  # each with a ``name``
 
 
-def prefilter_needles(settings: Extensions | None = None) -> list[bytes]:
-    """What a file's bytes must contain for it to seed the data-flow analysis: the mention of
-    each enabled framework (``dispatch_lint``; ``import jax`` or ``from jax``) and the last
-    component of each configured source, sink and sanitizer name. Files that mention none of them, and
+class Prefilter:
+    """What a file's bytes must contain for it to seed the data-flow analysis: the mention
+    of an enabled framework (``dispatch_lint``; an import of ``jax``) or the last component
+    of a configured source, sink or sanitizer name. Files that mention none of them, and
     that no such file imports, cannot produce a finding. The engine's prefilter and the
-    grouping of a run into independent groups both ask this one function."""
-    names = settings.frameworks if settings is not None else None
-    needles: list[bytes] = []
-    for model in enabled_models(names):
-        for needle in model.needles():
-            if needle not in needles:
-                needles.append(needle)
-    if settings is not None:
-        for name in (*settings.sources, *settings.sanitizers,
-                     *(sink.name for sink in settings.sinks)):
-            needles.append(name.rsplit(".", 1)[-1].encode())
-    return needles
+    grouping of a run into independent groups both ask it (called with a file's bytes)."""
+
+    def __init__(self, settings: Extensions | None = None) -> None:
+        names = settings.frameworks if settings is not None else None
+        self.models = enabled_models(names)
+        self.names: tuple[bytes, ...] = () if settings is None else tuple(dict.fromkeys(
+            name.rsplit(".", 1)[-1].encode()
+            for name in (*settings.sources, *settings.sanitizers,
+                         *(sink.name for sink in settings.sinks))))
+
+    def __call__(self, source: bytes) -> bool:
+        return (any(model.mentioned_in(source) for model in self.models)
+                or self.mentions_a_name(source))
+
+    def mentions_a_name(self, source: bytes) -> bool:
+        """Whether ``source`` names a configured source, sink or sanitizer."""
+        return any(name in source for name in self.names)

@@ -350,8 +350,9 @@ MODEL = FrameworkModel(
     name="jax",
     modules=("jax",),
     # an import of jax or of a module of it (`import jax.numpy as jnp`, `from jax import
-    # lax`); the files it names join through the import graph
-    mentions=(b"import jax", b"from jax"),
+    # lax`, `import numpy, jax`); the files it names join through the import graph
+    mentions=(b"jax",),
+    mention_pattern=rb"(?m)^[ \t]*(?:import|from)[ \t][^\n#]*\bjax\b",
     message="JAX tracers hold no concrete value",
     transforms=TRANSFORMS,
     bodies=BODIES,

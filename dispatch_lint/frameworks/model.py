@@ -150,8 +150,9 @@ class FrameworkModel:
     ``kind_casts``: so is a cast (``x.astype(...)``) to one of ``integer_dtypes``.
 
     ``modules`` are the import prefixes that make a file use the framework; ``mentions``
-    what a file's bytes must hold to use it (default: the modules' top names; ``b"jax"``
-    alone would also find "ajax" and "tex2jax" in HTML strings); ``message`` is the sentence
+    what a file's bytes must hold to use it (default: the modules' top names), and
+    ``mention_pattern`` what they must then match (``b"jax"`` alone would also find "ajax"
+    and "tex2jax" in HTML strings); ``message`` is the sentence
     a finding on its values starts with when its rule's catalog sentence names another
     framework's values.
     """
@@ -160,6 +161,7 @@ class FrameworkModel:
     modules: tuple[str, ...]
     message: str = ""
     mentions: tuple[bytes, ...] = ()
+    mention_pattern: bytes = b""
     # contexts and sources
     transforms: Mapping[str, Transform] = field(default_factory=dict)
     bodies: Mapping[str, Body] = field(default_factory=dict)
@@ -216,6 +218,17 @@ class FrameworkModel:
         if self.mentions:
             return self.mentions
         return tuple(dict.fromkeys(m.split(".", 1)[0].encode() for m in self.modules))
+
+    def mentioned_in(self, source: bytes) -> bool:
+        """Whether a file's bytes may use this framework (the byte prefilter: a substring
+        test, then the pattern on the few files that pass it)."""
+        if not any(needle in source for needle in self.needles()):
+            return False
+        return self._mention is None or self._mention.search(source) is not None
+
+    @cached_property
+    def _mention(self) -> re.Pattern[bytes] | None:
+        return re.compile(self.mention_pattern) if self.mention_pattern else None
 
     def traces(self) -> bool:
         """Whether the framework makes data-less values by tracing functions (JAX): only

@@ -678,10 +678,21 @@ def test_a_configured_sink_flags_tracers_in_the_frameworks_words() -> None:
 def test_a_file_that_only_says_ajax_is_not_a_jax_file() -> None:
     """The prefilter looks for an import of jax: "ajax" and "tex2jax" in HTML strings (rich,
     numba) leave a file to the syntax check alone, as before frameworks existed."""
-    from dispatch_lint.frameworks import prefilter_needles
+    from dispatch_lint.frameworks import Prefilter
 
-    needles = prefilter_needles()
+    mentions = Prefilter()
     html = b'CSS = "https://cdnjs.cloudflare.com/ajax/libs/x.css"  # tex2jax_ignore\n'
-    assert not any(n in html for n in needles)
-    assert any(n in b"import jax.numpy as jnp\n" for n in needles)
-    assert any(n in b"from jax import lax\n" for n in needles)
+    assert not mentions(html)
+    assert not mentions(b"import flax_utils\nfrom tex2jax import x\n")
+    assert mentions(b"import jax.numpy as jnp\n")
+    assert mentions(b"from jax import lax\n")
+    assert mentions(b"import numpy, jax\n")
+    assert mentions(b"if True:\n    import numpy as np, jax.numpy as jnp\n")
+
+
+def test_jax_imported_beside_another_module_is_seen() -> None:
+    """`import numpy, jax` makes a JAX file like `import jax` does."""
+    source = ("import numpy, jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n"
+              "        return x\n    return -x\n")
+    (diag,) = lint({"main.py": source}).diagnostics
+    assert (diag.line, diag.rule) == (6, "DL003")

@@ -15,6 +15,7 @@ from dispatch_lint.analyzer import cli, engine, parallel
 from dispatch_lint.analyzer.api import check_paths
 from dispatch_lint.analyzer.config import Config
 from dispatch_lint.analyzer.project import import_groups, name_links
+from dispatch_lint.frameworks import Prefilter
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -102,7 +103,7 @@ def _whole_run(monkeypatch: pytest.MonkeyPatch) -> None:
     def one_group(
         files: Sequence[parallel.FileToCheck],
         links: object,
-        needles: Sequence[bytes],
+        seeds: object,
     ) -> list[parallel.Group]:
         return [parallel.Group(tuple(files), True)]
 
@@ -111,7 +112,7 @@ def _whole_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _groups(files: Sequence[parallel.FileToCheck]) -> list[parallel.Group]:
     """The groups of files that are in no folder, linked by their module names."""
-    return import_groups(files, name_links(files), [b"dispatch_lint"])
+    return import_groups(files, name_links(files), Prefilter())
 
 
 @pytest.mark.parametrize("where", ["fixtures", "generated"])

@@ -224,8 +224,7 @@ class TraceModel:
         for model in models:
             if not model.traces():
                 continue
-            needles = model.needles()
-            if any(n in text for text in texts for n in needles):
+            if any(model.mentioned_in(text) for text in texts):
                 self.traced_models[model.name] = model
         #: whether any traced framework is in play (every hook asks this first)
         self.traced = bool(self.traced_models)
