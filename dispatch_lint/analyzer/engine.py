@@ -42,7 +42,7 @@ from dispatch_lint.analyzer.parse import (
 from dispatch_lint.analyzer.positions import AnchorPositions
 from dispatch_lint.analyzer.dataflow import Program
 from dispatch_lint.analyzer.facts import FileInfo, Finding
-from dispatch_lint.analyzer.project import code_only, importing, name_links, scan_imports
+from dispatch_lint.analyzer.project import Import, code_only, importing, imports_in, name_links
 from dispatch_lint.analyzer.values import Step, code_of, squeeze_code
 from dispatch_lint.catalog import rule
 from dispatch_lint.frameworks import Prefilter, enabled_models
@@ -71,7 +71,8 @@ class SourceFile:
     imports): its findings are reported only where their trace passes through a checked
     file, and what stops it being analysed is a note. ``imported_as`` and ``relative`` are
     the import resolver's (:class:`~.parallel.FileToCheck`); None: names are derived from
-    the module names of the files given.
+    the module names of the files given. ``imports``: its import statements when read
+    already (:func:`~.project.imports_in`).
     """
 
     path: str
@@ -80,6 +81,7 @@ class SourceFile:
     context: bool = False
     imported_as: tuple[str, ...] | None = None
     relative: tuple[tuple[int, str, str], ...] = ()
+    imports: tuple[Import, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -376,15 +378,16 @@ def entry_files(files: Sequence[SourceFile], importers: Sequence[Sequence[int]],
     and the analysis follows those calls and reads from the seeds. Its functions that no
     seed reaches would be analysed for nothing, and it is not even parsed unless read."""
     return importing(importers, (i for i, f in enumerate(files)
-                                 if may_make_values(f.source, settings)))
+                                 if may_make_values(f, settings)))
 
 
-def may_make_values(source: bytes, settings: AnalysisSettings) -> bool:
-    """Whether a file with ``source`` may make a data-less value itself (it uses an enabled
+def may_make_values(file: SourceFile, settings: AnalysisSettings) -> bool:
+    """Whether ``file`` may make a data-less value itself (it uses an enabled
     framework and, for a traced one, applies its transforms:
     :meth:`~dispatch_lint.frameworks.FrameworkModel.applied_in`) or mentions a configured
     source, sink or sanitizer."""
     code = None
+    source = file.source
     for framework in enabled_models(settings.frameworks):
         if not framework.mentioned_in(source):
             continue
@@ -392,7 +395,7 @@ def may_make_values(source: bytes, settings: AnalysisSettings) -> bool:
             return True
         if code is None:
             code = code_only(source)
-        if framework.applied_in(code, scan_imports(source)):
+        if framework.applied_in(code, imports_in(file)):
             return True
     return any(name.rsplit(".", 1)[-1].encode() in source
                for name in (*settings.sources, *settings.sanitizers,

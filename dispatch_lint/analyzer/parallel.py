@@ -21,6 +21,7 @@ from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.engine import AnalysisSettings
+    from dispatch_lint.analyzer.project import Import
 
 __all__ = [
     "FileToCheck",
@@ -54,7 +55,8 @@ class FileToCheck:
     reported. ``imported_as`` holds the module names the run's imports reach it by, and
     ``relative`` the absolute module each of its relative imports names (``(level, module
     as written, absolute name)``); None: not resolved, the engine derives both from module
-    names as before.
+    names as before. ``imports`` are its import statements as the resolver read them (None:
+    not read yet), so that no one reads them again.
 
     Keeping the record here (not the engine's ``SourceFile``) lets a run answered by the
     cache skip importing the engine and libcst.
@@ -67,6 +69,7 @@ class FileToCheck:
     context: bool = False
     imported_as: tuple[str, ...] | None = None
     relative: tuple[tuple[int, str, str], ...] = ()
+    imports: tuple[Import, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,8 @@ def analyze_group(
         result = engine.analyze(
             [
                 engine.SourceFile(
-                    f.path, f.source, f.module, f.context, f.imported_as, f.relative
+                    f.path, f.source, f.module, f.context, f.imported_as, f.relative,
+                    f.imports,
                 )
                 for f in files
             ],
@@ -216,19 +220,24 @@ def _tasks(groups: Sequence[Group], jobs: int) -> list[list[int]]:
     return tasks
 
 
-#: The run a forked worker serves: its groups and settings, inherited from the parent at fork
-#: time so that tasks are only lists of group indices.
-_WORK: tuple[Sequence[Group], AnalysisSettings | None] | None = None
+#: CPython's verdicts on files, by path (:func:`_syntax_verdicts`).
+Verdicts = Mapping[str, Diagnostic | None]
+#: The run a forked worker serves: its groups, settings and CPython's verdicts known already,
+#: inherited from the parent at fork time so that tasks are only lists of group indices.
+_WORK: tuple[Sequence[Group], AnalysisSettings | None, Verdicts] | None = None
+#: The files a forked worker compiles (:func:`_compile_in_pool`), inherited likewise.
+_COMPILING: Sequence[FileToCheck] = ()
 
 
 def _run_task(task: list[int]) -> tuple[list[int], list[GroupResult]]:
     assert _WORK is not None, "worker started without a run"
-    groups, settings = _WORK
-    return task, _run_in_process(task, groups, settings)
+    groups, settings, known = _WORK
+    return task, _run_in_process(task, groups, settings, known)
 
 
 def _run_in_process(
-    task: list[int], groups: Sequence[Group], settings: AnalysisSettings | None
+    task: list[int], groups: Sequence[Group], settings: AnalysisSettings | None,
+    known: Verdicts | None = None,
 ) -> list[GroupResult]:
     results: dict[int, GroupResult] = {}
     plain = [i for i in task if not groups[i].seeded]
@@ -242,9 +251,11 @@ def _run_in_process(
         results.update(zip(plain, _split(together, chosen)))
     # CPython's verdicts on the files to analyse first, in a row: a compilation between
     # two analyses runs about a third slower (the caches hold the analysis).
-    syntax = _syntax_verdicts(
-        [f for i in task if groups[i].seeded for f in groups[i].files]
-    )
+    known = known or {}
+    syntax = dict(known)
+    syntax.update(_syntax_verdicts(
+        [f for i in task if groups[i].seeded for f in groups[i].files if f.path not in known]
+    ))
     for index in task:
         if groups[index].seeded:
             # Alone, not batched: the engine iterates a program until all of it is stable,
@@ -283,13 +294,19 @@ def run_groups(
     tasks = _tasks(groups, jobs)
     results: list[GroupResult | None] = [None] * len(groups)
     pending = sum(group.cost for group in groups)
-    parallel = jobs > 1 and len(tasks) > 1 and pending >= MIN_PARALLEL_COST
+    # The files to analyse are compiled first (CPython's verdicts, DL000); when they are many
+    # (a large package in one group with the file that uses the runtime), the workers
+    # compile them in parts: alone, the one worker of that group would do it all.
+    compiled = [f for group in groups if group.seeded for f in group.files]
+    share = sum(len(f.source) for f in compiled) >= MIN_PARALLEL_COST
+    parallel = jobs > 1 and (len(tasks) > 1 or share) and pending >= MIN_PARALLEL_COST
     if parallel:
         import multiprocessing  # Only now: small runs do not pay for importing it.
 
         parallel = "fork" in multiprocessing.get_all_start_methods()
+    known = _compile_in_pool(compiled, jobs) if parallel and share else {}
     for task, found, lasting in _execute(
-        tasks, groups, settings, jobs if parallel else 1
+        tasks, groups, settings, jobs if parallel and len(tasks) > 1 else 1, known
     ):
         for index, result in zip(task, found):
             results[index] = result
@@ -303,11 +320,13 @@ def _execute(
     groups: Sequence[Group],
     settings: AnalysisSettings | None,
     jobs: int,
+    known: Verdicts,
 ) -> Iterator[tuple[list[int], list[GroupResult], bool]]:
-    """(task, its results, whether they may be kept) for every task."""
+    """(task, its results, whether they may be kept) for every task (``known``: CPython's
+    verdicts on some of their files, by path)."""
     if jobs == 1:
         for task in tasks:
-            yield task, _run_in_process(task, groups, settings), True
+            yield task, _run_in_process(task, groups, settings, known), True
         return
     if any(groups[i].seeded for task in tasks for i in task):
         # Imported before the fork so that the workers do not each import libcst again.
@@ -315,7 +334,7 @@ def _execute(
         from dispatch_lint.analyzer import engine  # noqa: F401
 
     global _WORK
-    _WORK = (groups, settings)
+    _WORK = (groups, settings, known)
     try:
         unfinished = yield from _in_pool(tasks, jobs)
         # A worker died (a crash in C, the out-of-memory killer), and with it the tasks it
@@ -349,6 +368,44 @@ def _in_pool(
                 continue
             yield task, found, True
     return unfinished
+
+
+def _compile_in_pool(files: Sequence[FileToCheck], jobs: int) -> dict[str, Diagnostic | None]:
+    """:func:`_syntax_verdicts` of ``files`` from a pool of forked workers, in parts of about
+    equal size (a part lost to a worker that died is left out: it is compiled again where
+    its group is analysed)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    parts: list[tuple[int, int]] = []
+    target = sum(len(f.source) for f in files) / (jobs * TASKS_PER_JOB)
+    start = size = 0
+    for index, file in enumerate(files):
+        size += len(file.source)
+        if size >= target:
+            parts.append((start, index + 1))
+            start, size = index + 1, 0
+    if start < len(files):
+        parts.append((start, len(files)))
+    global _COMPILING
+    _COMPILING = files
+    verdicts: dict[str, Diagnostic | None] = {}
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(jobs, len(parts)), mp_context=context) as pool:
+            for future in as_completed([pool.submit(_compile_part, *part) for part in parts]):
+                try:
+                    verdicts.update(future.result())
+                except BrokenProcessPool:
+                    continue
+    finally:
+        _COMPILING = ()
+    return verdicts
+
+
+def _compile_part(start: int, stop: int) -> dict[str, Diagnostic | None]:
+    return _syntax_verdicts(_COMPILING[start:stop])
 
 
 def _died(group: Group) -> GroupResult:

@@ -49,6 +49,7 @@ __all__ = [
     "code_only",
     "import_groups",
     "importing",
+    "imports_in",
     "name_links",
     "scan_imports",
 ]
@@ -650,6 +651,7 @@ class Project:
             replace(
                 file,
                 imported_as=tuple(sorted(links.names.get(key, ()))),
+                imports=self._imports.get(key),
                 relative=tuple(
                     (level, module, absolute)
                     for (level, module), absolute in sorted(links.relative.get(key, {}).items())
@@ -802,6 +804,12 @@ class _Named(Protocol):
     module: str | None
     imported_as: tuple[str, ...] | None
     relative: tuple[tuple[int, str, str], ...]
+    imports: tuple[Import, ...] | None
+
+
+def imports_in(file: _Named) -> tuple[Import, ...]:
+    """The import statements of ``file``: those the resolver read, else read now."""
+    return file.imports if file.imports is not None else scan_imports(file.source)
 
 
 def name_links(files: Sequence[_Named],
@@ -825,7 +833,7 @@ def name_links(files: Sequence[_Named],
     for index, file in enumerate(files):
         module = modules.get(file.path) if modules is not None else file.module
         relative = {(level, written): absolute for level, written, absolute in file.relative}
-        for imported in scan_imports(file.source):
+        for imported in imports_in(file):
             if not imported.level:
                 absolute: str | None = imported.module
             elif file.imported_as is not None:

@@ -313,3 +313,41 @@ def test_files_are_compiled_in_a_row_before_they_are_analysed(
         ("analyse", "bad.py", "ok.py"),
     ]
     assert [d.rule for r in results for d in r.diagnostics] == ["DL000"]
+
+
+def test_one_large_group_is_compiled_by_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
+) -> None:
+    """A package in one group with the file that uses the runtime: the workers share its
+    compilation (DL000 verdicts), and the findings are those of one job."""
+    from dispatch_lint.analyzer import parse
+
+    package = tmp_path / "lib"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .mod0 import f0\n")
+    for index in range(12):
+        body = "def f{0}(x):\n    return x\n" if index != 7 else "def f{0}(:\n"
+        (package / f"mod{index}.py").write_text(
+            f"from .mod{(index + 1) % 12} import *\n\n" + body.format(index))
+    (tmp_path / "step.py").write_text(
+        "from dispatch_lint import runtime as dispatch\nfrom lib import f0\n\n"
+        "f0(dispatch.placeholder((2,))).backward()\n")
+    pids = tmp_path / "compiled.txt"
+    real_check = parse.syntax_diagnostic
+
+    def checking(source: bytes, path: str):  # type: ignore[no-untyped-def]
+        with pids.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return real_check(source, path)
+
+    monkeypatch.setattr(parse, "syntax_diagnostic", checking)
+    monkeypatch.chdir(tmp_path)
+    one = check_paths(["."], Config(), jobs=1).report.diagnostics
+    pids.unlink()
+    two = check_paths(["."], Config(), jobs=2).report.diagnostics
+    assert [(d.path, d.line, d.rule) for d in one] == [
+        ("lib/mod7.py", 3, "DL000"), ("step.py", 4, "DL001")]
+    assert two == one
+    compilers = set(pids.read_text().split())
+    assert compilers and str(os.getpid()) not in compilers  # and each file once:
+    assert len(pids.read_text().split()) == 14

@@ -25,6 +25,7 @@ from dispatch_lint.analyzer.project import (
     ProjectFiles,
     import_groups,
 )
+from dispatch_lint.frameworks import Prefilter
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -447,7 +448,7 @@ def _followed(root: Path, named: list[str]) -> ProjectFiles:
 
 
 def _group_paths(followed: ProjectFiles) -> list[list[str]]:
-    groups = import_groups(followed.files, followed.links, [b"dispatch_lint"])
+    groups = import_groups(followed.files, followed.links, Prefilter())
     return sorted(sorted(f.path for f in g.files) for g in groups)
 
 
