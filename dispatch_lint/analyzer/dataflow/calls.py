@@ -66,6 +66,7 @@ class Calls:
     """The interpreter's half: call expressions and what their callee may be."""
 
     def expr_Call(self, node: cst.Call, state: State) -> Value:
+        self.called.pop(id(node), None)
         args: list[Value] = []
         kwargs: dict[str, Value] = {}
         star: list[Value] = []
@@ -341,6 +342,7 @@ class CallModel:
         (``traced``: a traced analysis, which judged its own stores; ``passed_on``: the
         receiver or closure came from ``run``'s caller, see :meth:`apply`)."""
         run.slot_reads |= summary.reads
+        run.called.setdefault(id(node), []).append((info, summary))
         if self.unit_stack:
             self.unit_stack[-1].calls.add(summary.key)  # see Program.findings
         run.work += 1 + len(summary.events) + len(summary.effects)

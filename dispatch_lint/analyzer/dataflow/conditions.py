@@ -271,26 +271,38 @@ class Conditions:
             return None
         return subject, polarity
 
-    def callee_summaries(self, call: cst.Call, state: State) -> list[tuple[FuncInfo, Summary]]:
-        """The functions of the tree ``call`` may call, with their summaries (their calling
-        context apart: what a guard tests does not depend on it)."""
-        out = []
+    def callee_summaries(self, call: cst.Call, state: State, evaluated: bool = False
+                         ) -> list[tuple[FuncInfo, Summary]]:
+        """The functions of the tree ``call`` may call, with their summaries: those the call
+        instantiated when it was evaluated, else each made in no calling context (what a
+        guard tests does not depend on it). ``evaluated``: the call was just evaluated, so
+        a callee it did not instantiate (a recursive call, one past a bound) is no
+        guarantee either."""
+        out: list[tuple[FuncInfo, Summary]] = []
+        called = self.called.get(id(call), ())
         for atom in self.eval_quiet(call.func, state):
-            key = atom.key if isinstance(atom, (Ref, Closure)) else None
-            info = self.program.funcs.get(key) if isinstance(key, int) else None
+            info = self._callee(atom)
             if info is None:
                 return []  # something else may be called: no guarantee
-            out.append((info, self.program.summary(info, atom if isinstance(atom, Closure)
-                                                   else None)))
+            found = [(i, summary) for i, summary in called if i is info]
+            if not found and evaluated:
+                return []
+            out.extend(found or [(info, self.program.summary(
+                info, atom if isinstance(atom, Closure) else None))])
         return out
+
+    def _callee(self, atom: object) -> FuncInfo | None:
+        key = atom.key if isinstance(atom, (Ref, Closure)) else None
+        return self.program.funcs.get(key) if isinstance(key, int) else None
 
     def argument_of(self, call: cst.Call, index: int, state: State
                     ) -> cst.BaseExpression | None:
         """The expression ``call`` passes as parameter ``index`` of the function it calls."""
-        infos = [info for info, _ in self.callee_summaries(call, state)]
-        if not infos:
+        callees = [self._callee(atom) for atom in self.eval_quiet(call.func, state)]
+        if not callees or None in callees:
             return None
-        info = infos[0]
+        info = callees[0]
+        assert info is not None
         bound = info.cls is not None and info.kind in ("method", "property", "setter") and \
             isinstance(call.func, cst.Attribute)
         if bound:
@@ -410,8 +422,8 @@ class Conditions:
         subjects: list[cst.BaseExpression] = []
         if node.args and self.is_runtime_call(node, "ensure_not_capture", state):
             subjects.append(node.args[0].value)
-        elif node.args:
-            summaries = self.callee_summaries(node, state)
+        elif node.args and any(s.sanitizes for _, s in self.called.get(id(node), ())):
+            summaries = self.callee_summaries(node, state, evaluated=True)
             if summaries:
                 common = frozenset.intersection(*(s.sanitizes for _, s in summaries))
                 for index in sorted(common):

@@ -55,6 +55,7 @@ from dispatch_lint.analyzer.values import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.program import Program
+    from dispatch_lint.analyzer.summaries import Summary
 
 
 _CONSTANTS = {"True": True, "False": False, "None": None}
@@ -117,6 +118,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: parameters known not to be capture on every exit so far (None: no exit yet)
         self.exit_guards: set[tuple[int, str, bool] | None] = set()
         self.sanitized: set[int] | None = None
+        #: the summaries each call expression of this run instantiated when last evaluated,
+        #: by the node's id: what a guard or sanitizer helper says is read from them
+        self.called: dict[int, list[tuple[FuncInfo, Summary]]] = {}
         #: the expression being evaluated called a function that always raises: the path ends
         #: after the statement (see :meth:`Statements.run_block`)
         self.diverged = False
