@@ -200,8 +200,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             for file in sorted(self.entries):
                 self.analyze_module(file)
                 self.settle()
+            # A function that a call reaches is analysed in the contexts its calls give;
+            # alone (no caller) it would stand for no run of the program and report nothing
+            # (see :attr:`findings`).
+            called = self._called()
             for key in list(self.funcs):
-                if self.funcs[key].file in self.entries:
+                if self.funcs[key].file in self.entries and key not in called:
                     self.summary(self.funcs[key], None)
                     self.settle()
             if not self.changed:
@@ -352,11 +356,15 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                     out[key] = finding
         return out
 
+    def _called(self) -> set[object]:
+        """The functions (by key) whose summaries the latest analyses' calls used."""
+        return {unit_key[0] for unit in self.units.values() for unit_key in unit.calls
+                if isinstance(unit_key, tuple)}
+
     def _reported_units(self) -> list[object]:
         """The units that stand for runs of the program: module top levels, summaries of
         functions no call reaches (entry points), and what calls made from those use."""
-        called = {unit_key[0] for unit in self.units.values() for unit_key in unit.calls
-                  if isinstance(unit_key, tuple)}
+        called = self._called()
         pending = [k for k in self.units
                    if not (isinstance(k, tuple) and k[0] in called) or k[0] == "module"]
         seen = set(pending)
