@@ -374,3 +374,54 @@ def test_a_function_made_as_many_different_closures_is_summarised_a_bounded_numb
     assert "`closures.scaled.<locals>.apply()`: made as more than 16 different closures" \
         in reduced[0]
     assert not [n for n in few.notes if is_precision_note(n)]
+
+
+# numpyro's uniform_reparam_transform again, as it is: the parameter holds any of many
+# classes (a dispatch on types), and each lambda it returns captures that may-set. A closure
+# capturing one function of the code (a decorator's wrapper) has a bound of its own per
+# function wrapped; a may-set of classes is no wrapper, or every set of them would be new.
+def made_over_classes(classes: int) -> AnalysisResult:
+    lines = [f"class D{i}:\n    base = None\n" for i in range(classes)]
+    lines += [
+        "def transform(d):",
+        "    if d.base is not None:",
+        "        return lambda q: transform(d.base)(q) * 2.0",
+        "    return lambda q: q",
+        "",
+        "",
+        "for cls in (" + ", ".join(f"D{i}" for i in range(classes)) + ",):",
+        "    cls.base = D0",
+        "    transform(cls)(dispatch.ones((2,)))",
+        "transform(D1)(dispatch.placeholder((2,))).backward()",
+    ]
+    source = RUNTIME + "\n".join(lines) + "\n"
+    return analyze([SourceFile("types.py", source.encode())])
+
+
+def test_closures_over_may_sets_of_classes_stay_bounded() -> None:
+    few, many = made_over_classes(6), made_over_classes(30)
+    assert [f[2] for f in findings(many)] == ["DL001"]
+    assert many.work <= 8 * few.work
+
+
+def test_decorator_wrappers_of_many_functions_keep_their_precision() -> None:
+    """chex wraps over a hundred assertions with one decorator: each wrapper is a closure
+    capturing the function it wraps, a name and a sibling helper closure."""
+    lines = [
+        "def checked(fn, name=None):",
+        "    def report(msg):",
+        "        return f'{name}: {msg}'",
+        "    def wrapper(*args):",
+        "        return fn(*args)",
+        "    return wrapper",
+        "",
+    ]
+    for i in range(40):
+        lines += ["@checked", f"def step{i}(t):", f"    return t * {i}.0", ""]
+    lines.append("x = dispatch.ones((2,))")
+    lines += [f"x = step{i}(x)" for i in range(40)]
+    lines.append("step39(dispatch.placeholder((2,))).backward()")
+    source = RUNTIME + "\n".join(lines) + "\n"
+    result = analyze([SourceFile("wrapped.py", source.encode())])
+    assert [f[2] for f in findings(result)] == ["DL001"]
+    assert not [n for n in result.notes if is_precision_note(n)]

@@ -174,7 +174,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.views: dict[int, set[ViewContext]] = {}
         #: what the closures each function was summarised for captured (see
         #: :meth:`bounded_closure`)
-        self.closures: dict[int, set[tuple[tuple[str, Value], ...]]] = {}
+        self.closures: dict[object, set[tuple[tuple[str, Value], ...]]] = {}
         self.node_sites: dict[tuple[int, int], set[Site]] = {}
         self.changed = False
         #: per round: which units were found outdated (see :meth:`outdated`)
@@ -567,25 +567,47 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
     def bounded_closure(self, info: FuncInfo, closure: Closure) -> Closure:
         """``closure``, or once ``info`` was summarised for MAX_CLOSURES closures, the same
         closure capturing unknown values (all later closures share one summary). A
-        decorator's wrapper (it captures the function it wraps, and maybe constant options)
-        is not counted: it is one per function decorated, as many as the code has (chex:
-        over a hundred), where the closures that recursion makes capture ever new values."""
-        atoms = [atom for _, value in closure.captured for atom in value
-                 if not (isinstance(atom, Closure) and atom.key == closure.key)]  # itself
-        if any(isinstance(atom, (Ref, Closure)) for atom in atoms) and all(
-                isinstance(atom, (Ref, Closure, Const, Str)) for atom in atoms):
-            return closure
+        decorator's wrapper of functions defined in the code (it captures them, and maybe
+        constant options) counts against a bound of its own per set of functions it wraps:
+        there is one per function decorated, as many as the code has (chex: over a
+        hundred), where the closures that recursion makes capture ever new values."""
+        wrapped = self._wrapped_functions(closure)
         if self._admitted(self.closures, info, closure.captured, MAX_CLOSURES,
-                          CLOSURES_REDUCED):
+                          CLOSURES_REDUCED, by=(info.key, wrapped)):
             return closure
         return Closure(closure.key, tuple((name, UNKNOWN_VALUE) for name, _ in closure.captured),
                        closure.no_capture)
 
-    def _admitted(self, seen: dict[int, set[Any]], info: FuncInfo, item: object, bound: int,
-                  why: str) -> bool:
+    def _wrapped_functions(self, closure: Closure, depth: int = 0) -> frozenset[object]:
+        """The functions of the code a decorator's wrapper ``closure`` wraps: each captured
+        value is constants or one function (not a may-set of them: a parameter holding any
+        of many classes, as in a dispatch on types, makes ever new sets), a function of the
+        code or a closure that is such a wrapper itself (a sibling helper, a lambda made
+        at decoration), two deep at most. Empty when it is no such wrapper."""
+        wrapped: set[object] = set()
+        for _, value in closure.captured:
+            atoms = [atom for atom in value
+                     if not (isinstance(atom, Closure) and atom.key == closure.key)]  # itself
+            if all(isinstance(atom, (Const, Str)) for atom in atoms):
+                continue
+            if len(atoms) != 1:
+                return frozenset()
+            atom = atoms[0]
+            if isinstance(atom, Ref) and atom.key in self.funcs:
+                wrapped.add(atom)
+            elif isinstance(atom, Closure) and depth < 2 and (
+                    not atom.captured or self._wrapped_functions(atom, depth + 1)):
+                wrapped.add(atom)
+            else:
+                return frozenset()
+        return frozenset(wrapped)
+
+    def _admitted(self, seen: dict[Any, set[Any]], info: FuncInfo, item: object, bound: int,
+                  why: str, by: object = None) -> bool:
         """Whether ``info`` may be summarised for ``item`` (one of the first ``bound`` it
-        met in ``seen``, by function); if not, the precision note says ``why``."""
-        items = seen.setdefault(info.key, set())
+        met in ``seen``, by function, or by ``by`` when given); if not, the precision note
+        says ``why``."""
+        items = seen.setdefault(info.key if by is None else by, set())
         if item in items or len(items) < bound:
             items.add(item)
             return True
