@@ -346,6 +346,12 @@ INTEGER_DTYPES = frozenset(
                  "bool_", "integer")
 ) | {"builtins.int", "builtins.bool"}
 
+#: Every tracer is an instance of these, under every transform (jax 0.10.2: under jit, vmap,
+#: grad and the lax bodies; a concrete jax array is a jax.Array too, but no Tracer): where
+#: ``isinstance(v, jax.core.Tracer)`` is false, ``v`` is concrete.
+DATALESS_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer", "jax.Array",
+                            "jax.numpy.ndarray"})
+
 MODEL = FrameworkModel(
     name="jax",
     modules=("jax",),
@@ -377,6 +383,7 @@ MODEL = FrameworkModel(
     foreign_concrete=FOREIGN_CONCRETE,
     foreign_mirrors=FOREIGN_MIRRORS,
     kind_sanitizers=KIND_SANITIZERS,
+    dataless_types=DATALESS_TYPES,
     kind_comparisons=CONCRETE,
     kind_casts=CONCRETE,
     integer_dtypes=INTEGER_DTYPES,

@@ -115,7 +115,7 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.yielded = False
         #: on each normal exit: the guard the returned value is (see Summary.guard), and the
         #: parameters known not to be capture on every exit so far (None: no exit yet)
-        self.exit_guards: set[tuple[int, str, bool] | None] = set()
+        self.exit_guards: set[tuple[int, str, bool, str] | None] = set()
         self.sanitized: set[int] | None = None
         #: the expression being evaluated called a function that always raises: the path ends
         #: after the statement (see :meth:`Statements.run_block`)
