@@ -108,6 +108,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.param_context: dict[int, Value] = {}
         #: the parameters whose objects are being asked for now (see Calls.objects_of)
         self.objects_asked: set[Sym] = set()
+        #: what this run stored into a parameter's container under a constant key (the
+        #: caller sees it through the effect): a later read of that key here gives it too
+        self.param_items: dict[tuple[Sym, object], Value] = {}
         self.returns: Value = EMPTY
         #: some path reached a `return` (or a `yield`: calling a generator function returns)
         self.returned = False
