@@ -175,6 +175,9 @@ class FrameworkModel:
     same_kind_attributes: frozenset[str] = frozenset()
     same_kind_methods: frozenset[str] = frozenset()
     structural_namespaces: tuple[str, ...] = ()
+    #: single functions that, like those, give their arguments' data-less values and make
+    #: none (JAX's ``jax.device_get``: a tracer stays one, a constant stays concrete)
+    structural_functions: frozenset[str] = frozenset()
     #: structural utilities whose result is a Python list of their argument's leaves, not a
     #: data-less value (its truth and length are concrete): qualname -> (each item a
     #: ``(path, leaf)`` pair, the list paired with the structure as ``(leaves, treedef)``)
