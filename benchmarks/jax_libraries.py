@@ -59,6 +59,13 @@ JUDGED: dict[tuple[str, str, int, str], str] = {
     ("optax", "optax/losses/_segmentation.py", 161, "DL003"): (
         "real bug: the same message's f'{jnp.max(pred_sums):.6f}', as line 160"
     ),
+    ("numpyro", "numpyro/contrib/control_flow/scan.py", 64, "DL003"): (
+        "real bug, shown by numpyro 0.22.0 on jax 0.10.2: a series of values substituted for "
+        "a scanned site as a NumPy array (handlers.substitute(model, data={'x': "
+        "np.arange(3.0)}) around scan(transition, 0.0, None, length=3)) is indexed by the "
+        "scan's traced step, value[i], which raises TracerArrayConversionError (NumPy "
+        "converts the index); a jax array works"
+    ),
 }
 
 

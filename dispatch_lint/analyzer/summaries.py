@@ -110,8 +110,9 @@ class Summary:
     #: False when every path through the function raises: code after its call is dead
     returns_normally: bool = True
     #: what the function returns when it is a capture test of a parameter (or of a field of
-    #: one): (parameter, field or "", True when it returns is_capture(...), False for `not`)
-    guard: tuple[int, str, bool] | None = None
+    #: one): (parameter, field or "", True when it returns is_capture(...), False for `not`,
+    #: the kind of test: see ``conditions.CAPTURE_TEST`` / ``TRACED_TEST``)
+    guard: tuple[int, str, bool, str] | None = None
     #: parameters known not to be capture tensors whenever the function returns (it raises
     #: for them otherwise): the caller's arguments are narrowed after the call
     sanitizes: frozenset[int] = frozenset()

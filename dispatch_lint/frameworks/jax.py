@@ -128,6 +128,10 @@ ARRAY_METHODS = frozenset(
 #: Pytree utilities: they restructure their arguments, they compute nothing.
 STRUCTURAL_NAMESPACES = ("jax.tree_util", "jax.tree")
 
+#: ... and these, outside them (jax 0.10.2: under jit, vmap and lax.map, jax.device_get(t)
+#: is the tracer t, jax.device_get(1.0) the float 1.0, where jax.device_put(1.0) is a tracer).
+STRUCTURAL_FUNCTIONS = frozenset({"jax.device_get"})
+
 #: ... of which these give a Python list of the leaves (``if not jax.tree.leaves(params):``
 #: tests the list): (items are (path, leaf) pairs, the result is (leaves, treedef)).
 LEAF_LISTS: dict[str, tuple[bool, bool]] = {
@@ -346,6 +350,12 @@ INTEGER_DTYPES = frozenset(
                  "bool_", "integer")
 ) | {"builtins.int", "builtins.bool"}
 
+#: Every tracer is an instance of these, under every transform (jax 0.10.2: under jit, vmap,
+#: grad and the lax bodies; a concrete jax array is a jax.Array too, but no Tracer): where
+#: ``isinstance(v, jax.core.Tracer)`` is false, ``v`` is concrete.
+DATALESS_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer", "jax.Array",
+                            "jax.numpy.ndarray"})
+
 MODEL = FrameworkModel(
     name="jax",
     modules=("jax",),
@@ -363,6 +373,7 @@ MODEL = FrameworkModel(
     same_kind_attributes=TRACED_ATTRIBUTES,
     same_kind_methods=ARRAY_METHODS,
     structural_namespaces=STRUCTURAL_NAMESPACES,
+    structural_functions=STRUCTURAL_FUNCTIONS,
     leaf_lists=LEAF_LISTS,
     calls_through=CALLS_THROUGH,
     same_structure=SAME_STRUCTURE,
@@ -378,6 +389,7 @@ MODEL = FrameworkModel(
     foreign_concrete=FOREIGN_CONCRETE,
     foreign_mirrors=FOREIGN_MIRRORS,
     kind_sanitizers=KIND_SANITIZERS,
+    dataless_types=DATALESS_TYPES,
     kind_comparisons=CONCRETE,
     kind_casts=CONCRETE,
     integer_dtypes=INTEGER_DTYPES,

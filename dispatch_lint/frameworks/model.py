@@ -147,7 +147,8 @@ class FrameworkModel:
     *Sanitizers*: calls whose result is concrete again (``kind_sanitizers``: only on values
     of that kind, as ``jax.lax.stop_gradient`` under ``grad`` alone); ``kind_comparisons``: a
     comparison of values of that kind is concrete (under ``grad`` alone: not differentiable);
-    ``kind_casts``: so is a cast (``x.astype(...)``) to one of ``integer_dtypes``.
+    ``kind_casts``: so is a cast (``x.astype(...)``) to one of ``integer_dtypes``; a type
+    test against one of ``dataless_types`` that fails proves a value concrete.
 
     ``modules`` are the import prefixes that make a file use the framework; ``mentions``
     what a file's bytes must hold to use it (default: the modules' top names), and
@@ -176,6 +177,9 @@ class FrameworkModel:
     same_kind_attributes: frozenset[str] = frozenset()
     same_kind_methods: frozenset[str] = frozenset()
     structural_namespaces: tuple[str, ...] = ()
+    #: single functions that, like those, give their arguments' data-less values and make
+    #: none (JAX's ``jax.device_get``: a tracer stays one, a constant stays concrete)
+    structural_functions: frozenset[str] = frozenset()
     #: structural utilities whose result is a Python list of their argument's leaves, not a
     #: data-less value (its truth and length are concrete): qualname -> (each item a
     #: ``(path, leaf)`` pair, the list paired with the structure as ``(leaves, treedef)``)
@@ -204,6 +208,9 @@ class FrameworkModel:
     foreign_mirrors: Mapping[str, str] = field(default_factory=dict)
     # sanitizers
     sanitizers: frozenset[str] = frozenset()
+    #: types every data-less value of the framework is an instance of: where
+    #: ``isinstance(v, T)`` is false, ``v`` is not one (JAX's ``jax.core.Tracer``)
+    dataless_types: frozenset[str] = frozenset()
     kind_sanitizers: Mapping[str, str] = field(default_factory=dict)
     kind_comparisons: str = ""
     kind_casts: str = ""

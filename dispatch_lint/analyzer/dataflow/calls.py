@@ -141,7 +141,8 @@ class Calls:
                     # `options.get(name, default)`: the item, or the default it may give
                     key = self.constant_key(args[0])
                     if isinstance(key, str):
-                        elem = self.project_sym(atom, trace, ("get", key))
+                        elem = self.project_sym(atom, trace, ("get", key)).join(
+                            self.param_items.get((atom, key), EMPTY))
                     default = args[1] if len(args) > 1 else (
                         Value.of(Const(None)) if name == "get" else EMPTY)
                     out = out.join(elem).join(default)

@@ -45,6 +45,12 @@ _ABC_MODULES = frozenset({"typing", "collections.abc", "typing_extensions"})
 _CONTAINER_ABCS = frozenset({"Mapping", "MutableMapping", "Sequence", "MutableSequence", "Set",
                              "MutableSet", "AbstractSet"})
 
+#: What a test checks a value for (see :meth:`Conditions.capture_test`): being a capture
+#: tensor (the dispatch runtime's guards), or being a tracer (a type test every tracer passes,
+#: as a concrete array may: only its failure says something, that the value is concrete).
+CAPTURE_TEST = "capture"
+TRACED_TEST = "traced"
+
 
 class Conditions:
     """The interpreter's conditions, guards and constant tests."""
@@ -122,12 +128,18 @@ class Conditions:
             return state
         found = self.capture_test(test, state)
         if found is not None:
-            subject, polarity = found
+            subject, polarity, family = found
             name = dotted_name(subject)
             if name is not None and (name in state.env or "." in name):
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
-                capture = truth == polarity
-                state.env[name] = narrow_capture(value) if capture else narrow_not_capture(value)
+                dataless = truth == polarity
+                if family == TRACED_TEST:
+                    # true: a tracer or a concrete array alike; false: no tracer
+                    if not dataless:
+                        state.env[name] = self.untraced(value)
+                else:
+                    state.env[name] = narrow_capture(value) if dataless else \
+                        narrow_not_capture(value)
             return state
         if isinstance(test, cst.Attribute) and test.attr.value == "is_autodiff":
             subject = _subject(test.value)
@@ -224,10 +236,12 @@ class Conditions:
         return out or Value.of(UNKNOWN)
 
     def capture_test(self, test: cst.BaseExpression, state: State, items: bool = False
-                     ) -> tuple[cst.BaseExpression, bool] | None:
-        """The name (``t``) or field (``self.t``) ``test`` checks for being a capture tensor,
-        if it is such a check, and whether the test is true for capture tensors. Besides the
-        runtime's checks, a helper of the tree that returns one counts (see
+                     ) -> tuple[cst.BaseExpression, bool, str] | None:
+        """The name (``t``) or field (``self.t``) ``test`` checks for being a data-less
+        value, if it is such a check, whether the test is true for them, and which
+        (:data:`CAPTURE_TEST`: a capture tensor; :data:`TRACED_TEST`: a type test true for
+        every tracer of a traced framework, ``isinstance(t, jax.core.Tracer)``). Besides
+        those checks, a helper of the tree that returns one counts (see
         :attr:`Summary.guard`). With ``items``, an item of a name (``kv[1]``) is a subject
         too: what a guard returns of a pair (a ``filter`` predicate)."""
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
@@ -236,32 +250,49 @@ class Conditions:
             if isinstance(comp.operator, (cst.Is, cst.Equal)) and constant in ("True", "False"):
                 found = self.capture_test(test.left, state, items)
                 if found is not None and constant == "False":
-                    return found[0], not found[1]
+                    return found[0], not found[1], found[2]
                 return found
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
             subject = _subject(test.value) or (
                 test.value if items and _is_item_of_name(test.value) else None)
             if subject is not None:
-                return subject, True
+                return subject, True, CAPTURE_TEST
         if isinstance(test, cst.Call):
             if test.args and (_is_narrowable(test.args[0].value) or (
                     items and _is_item_of_name(test.args[0].value))):
                 if self.is_runtime_call(test, "is_capture", state):
-                    return test.args[0].value, True
+                    return test.args[0].value, True, CAPTURE_TEST
+                if self.is_dataless_type_test(test, state):
+                    return test.args[0].value, True, TRACED_TEST
             return self.helper_guard(test, state)
         return None
 
+    def is_dataless_type_test(self, call: cst.Call, state: State) -> bool:
+        """``isinstance(v, jax.core.Tracer)`` (or a tuple of types holding one): a type
+        test that every data-less value of a traced framework passes."""
+        if not (self.program.traced and isinstance(call.func, cst.Name)
+                and call.func.value == "isinstance" and len(call.args) == 2
+                and not any(a.star or a.keyword for a in call.args)):
+            return False
+        kinds = call.args[1].value
+        names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        types = {a.qualname for n in names if isinstance(n, (cst.Name, cst.Attribute))
+                 for a in self.eval_quiet(n, state) if isinstance(a, Ref)}
+        return any(types & model.dataless_types
+                   for model in self.program.traced_models.values())
+
     def helper_guard(self, call: cst.Call, state: State
-                     ) -> tuple[cst.BaseExpression, bool] | None:
-        """``if is_symbolic(t):`` where the helper returns ``is_capture(t)``: the argument
-        the helper tests, and the polarity of its answer."""
+                     ) -> tuple[cst.BaseExpression, bool, str] | None:
+        """``if is_symbolic(t):`` where the helper returns ``is_capture(t)`` (or
+        ``isinstance(t, jax.core.Tracer)``): the argument the helper tests, the polarity of
+        its answer and the kind of test."""
         guards = {summary.guard for _, summary in self.callee_summaries(call, state)}
         if len(guards) != 1:
             return None
         guard = guards.pop()
         if guard is None:
             return None
-        index, field_name, polarity = guard
+        index, field_name, polarity, family = guard
         if field_name.startswith("["):
             return None  # an item of the argument: only filter() narrows by it
         subject = self.argument_of(call, index, state)
@@ -269,7 +300,7 @@ class Conditions:
             subject = cst.Attribute(value=subject, attr=cst.Name(field_name))
         if subject is None or not _is_narrowable(subject):
             return None
-        return subject, polarity
+        return subject, polarity, family
 
     def callee_summaries(self, call: cst.Call, state: State, evaluated: bool = False
                          ) -> list[tuple[FuncInfo, Summary]]:
@@ -321,7 +352,8 @@ class Conditions:
                 return arg.value
         return None
 
-    def return_guard(self, value: cst.BaseExpression, state: State) -> tuple[int, str, bool] | None:
+    def return_guard(self, value: cst.BaseExpression, state: State
+                     ) -> tuple[int, str, bool, str] | None:
         """The guard a ``return value`` is (see :attr:`Summary.guard`), if it is one."""
         polarity = True
         while isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
@@ -329,7 +361,7 @@ class Conditions:
         found = self.capture_test(value, state, items=True)
         if found is None or self.func is None:
             return None
-        subject, tested = found
+        subject, tested, family = found
         field_name = ""
         if isinstance(subject, cst.Attribute):
             field_name, subject = subject.attr.value, subject.value
@@ -340,7 +372,7 @@ class Conditions:
         index = self.parameter_index(subject, state)
         if index is None:
             return None
-        return index, field_name, tested == polarity
+        return index, field_name, tested == polarity, family
 
     def parameter_index(self, node: cst.BaseExpression, state: State) -> int | None:
         """The parameter ``node`` (a name) still holds, if it holds one unchanged."""

@@ -87,7 +87,14 @@ class Containers:
                     self.keep_effect(Value.of(atom), ("item", key), value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
-                self.keep_effect(Value.of(atom), "elem", value)
+                # under its key: the caller's dict gains that key, not items under unknown
+                # keys (which any key's read would give: `msg["seen"] = True` in a helper
+                # does not put the tracer under "value" into `msg.get("stop")`)
+                self.keep_effect(Value.of(atom), "elem" if key is None else ("item", key),
+                                 value)
+                if key is not None:
+                    slot = (atom, key)
+                    self.param_items[slot] = self.param_items.get(slot, EMPTY).join(value)
             elif isinstance(atom, Inst):
                 self.call_method(atom, "__setitem__", (Value.of(UNKNOWN), value), {}, None,
                                  Value.of(atom))
@@ -253,6 +260,7 @@ class Containers:
         for atom, trace in obj.items():
             if isinstance(atom, Sym):
                 out = out.join(self.project_sym(atom, trace, ("get", key)))
+                out = out.join(self.param_items.get((atom, key), EMPTY))
             elif isinstance(atom, Box) and atom.kind == "dict":
                 known = self.program.known_keys(atom)
                 if known is None or key in known:
@@ -272,7 +280,10 @@ class Containers:
         if isinstance(atom, Box):
             return self.box_content(atom, key)
         if isinstance(atom, Sym):
-            return self.project_sym(atom, trace, "elem" if key is None else ("item", key))
+            if key is None:
+                return self.project_sym(atom, trace, "elem")
+            return self.project_sym(atom, trace, ("item", key)).join(
+                self.param_items.get((atom, key), EMPTY))
         if isinstance(atom, Inst):
             return self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {}, node,
                                     Value.of(atom, trace))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dispatch_lint.frameworks import dispatch
+from dispatch_lint.analyzer.dataflow.conditions import TRACED_TEST
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
@@ -211,7 +212,11 @@ class ExternalCalls:
         guard = guards.pop() if len(guards) == 1 else None
         if guard is None or guard[0] != 0 or (guard[1] and not guard[1].startswith("[")):
             return elements
-        narrow = narrow_capture if guard[2] else narrow_not_capture
+        if guard[3] == TRACED_TEST:
+            # kept when it is a tracer: a tracer or a concrete array alike
+            narrow = (lambda v: v) if guard[2] else self.untraced
+        else:
+            narrow = narrow_capture if guard[2] else narrow_not_capture
         if not guard[1]:
             return narrow(elements)
         position = int(guard[1][1:-1])  # `lambda kv: not kv[1].is_capture`: that item

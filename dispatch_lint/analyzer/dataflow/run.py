@@ -109,6 +109,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.param_context: dict[int, Value] = {}
         #: the parameters whose objects are being asked for now (see Calls.objects_of)
         self.objects_asked: set[Sym] = set()
+        #: what this run stored into a parameter's container under a constant key (the
+        #: caller sees it through the effect): a later read of that key here gives it too
+        self.param_items: dict[tuple[Sym, object], Value] = {}
         self.returns: Value = EMPTY
         #: some path reached a `return` (or a `yield`: calling a generator function returns)
         self.returned = False
@@ -116,7 +119,7 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.yielded = False
         #: on each normal exit: the guard the returned value is (see Summary.guard), and the
         #: parameters known not to be capture on every exit so far (None: no exit yet)
-        self.exit_guards: set[tuple[int, str, bool] | None] = set()
+        self.exit_guards: set[tuple[int, str, bool, str] | None] = set()
         self.sanitized: set[int] | None = None
         #: the summaries each call expression of this run instantiated when last evaluated,
         #: by the node's id: what a guard or sanitizer helper says is read from them

@@ -767,7 +767,8 @@ class TraceCalls:
         if qualname in model.concrete_functions or any(
                 qualname.startswith(prefix + ".") for prefix in model.internal_namespaces):
             return Value.of(UNKNOWN)
-        if any(qualname.startswith(prefix + ".") for prefix in model.structural_namespaces):
+        if qualname in model.structural_functions or any(
+                qualname.startswith(prefix + ".") for prefix in model.structural_namespaces):
             # pytree utilities move values around: their results are the arguments' tracers
             listed = model.leaf_lists.get(qualname)
             if listed is None:
