@@ -57,6 +57,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
 
 
+#: times a call's view of the caller's path widens with the slots it revealed (a list
+#: inside a dict inside a field: one more level each)
+MAX_VIEW_ROUNDS = 3
+
 #: what a note says when a run stopped following calls at MAX_UNIT_WORK
 WORK_REDUCED = (f"more than {MAX_UNIT_WORK} steps of work in one analysis: the calls after "
                 "them became unknown")
@@ -324,10 +328,18 @@ class CallModel:
         # A recursive call reads the heap as its own callers left it: a view per level and
         # round of the recursion would not settle (the slots hold the callee's own values).
         view = run.view_for(summary.reads) if not recursive else frozenset()
-        if view:
+        for _ in range(MAX_VIEW_ROUNDS):
+            if not view:
+                break
             # what this path wrote to the slots the callee reads (see views.py)
             summary = self.summary(info, closure, self_cls, context,
                                    self.bounded_view(info, view))
+            # a slot the view revealed (a list this path filled, held by a dict this path
+            # wrote) is read only then: pass this path's view of it too
+            wider = run.view_for(summary.reads)
+            if wider <= view:
+                break
+            view = wider | view
         return self.instantiate_summary(info, run, summary, bound, node, closure,
                                         receiver=receiver, passed_on=passed_on,
                                         in_closure=in_closure)

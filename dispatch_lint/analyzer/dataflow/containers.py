@@ -123,7 +123,11 @@ class Containers:
         if entered is None or not content:
             return content
         # an object held there carries the step too: what its methods make of its fields
-        # came from this run's caller as well (see CallModel.apply)
+        # came from this run's caller as well (see CallModel.apply), and so does what a
+        # container held there holds (a param group's list of parameters)
+        for atom in content:
+            if isinstance(atom, Box):
+                self.via_boxes.setdefault(atom, entered)
         return Value({a: t.then(entered) if t is not None else Trace(entered)
                       for a, t in content.items()})
 
