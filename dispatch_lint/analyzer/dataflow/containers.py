@@ -537,7 +537,14 @@ class Containers:
                 for item_key, value in items.items():
                     self.store_item(target, item_key, value.map_traces(step))
                 if not items:
-                    self.store_item(target, None, self.added_by(name, (arg,), node))
+                    added = self.added_by(name, (arg,), node)
+                    self.store_item(target, None, added)
+                    # keys it does not name may be any the dict holds: each may now hold
+                    # what it added (`cfg = dict(DEFAULTS); cfg.update(overrides)`)
+                    for held in sorted(self.program.keys_at.get(box.site, ()), key=repr):
+                        if isinstance(held, str):
+                            self.store_item(target, held, self.box_content(box, held).join(
+                                self.get_item(arg, held, node).map_traces(step)))
             for item_key, value in kwargs.items():
                 self.store_item(target, item_key, value.map_traces(step))
             return Value.of(Const(None))

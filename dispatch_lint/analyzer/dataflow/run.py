@@ -67,6 +67,10 @@ _WARNING_RULES = frozenset({"DL004"})
 #: Beyond this many combinations of atoms a sink is not judged certain (it may not raise).
 _MAX_COMBINATIONS = 16
 
+#: combinations of operand values one binary operation keeps for its callers (see
+#: keep_pending); past them, the last one joins the rest
+_BINOP_VARIANTS = 3
+
 #: what a note says when a value was cut at the nesting bounds
 NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
 
@@ -216,6 +220,17 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def keep_pending(self, event: Event) -> None:
         """Keep ``event`` for the summary: one per sink and place, its values joined."""
         key = (event.kind, id(event.sink.node), id(event.node), event.rule)
+        if event.kind == "binop":
+            # which operand values go together matters (DL008 tells two operands that chose
+            # their device on one path from a clash): a loop's first round (`total = xs[0]`
+            # plus each item) is kept beside the later rounds, not joined into them
+            for variant in range(_BINOP_VARIANTS - 1):
+                old = self.pending.get((*key, variant))
+                if old is None or old.values == event.values:
+                    break
+            else:
+                variant = _BINOP_VARIANTS - 1
+            key = (*key, variant)
         old = self.pending.get(key)
         if old is None:
             if len(self.pending) < MAX_PENDING:
