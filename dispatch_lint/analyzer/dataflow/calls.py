@@ -57,6 +57,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
 
 
+#: Events of the runtime's guards: each raises CaptureGuardError on a capture tensor.
+GUARD_EVENTS = frozenset({"no_capture", "ensure_not_capture"})
+
 #: times a call's view of the caller's path widens with the slots it revealed (a list
 #: inside a dict inside a field: one more level each)
 MAX_VIEW_ROUNDS = 3
@@ -363,6 +366,8 @@ class CallModel:
                          f"passed to `@guards.no_capture` function `{info.name}()`")
         subst = Substitution(self, run, info, summary, bound, node)
         for event in summary.events:
+            if run.guards_caught and event.kind in GUARD_EVENTS:
+                continue  # the callee's guard raises into a handler of this run's
             values = tuple(subst.value(v) for v in event.values)
             if event.kind == "escape_into":
                 # a traced function storing into a static argument: found where it stores,

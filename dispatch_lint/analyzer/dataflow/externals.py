@@ -34,6 +34,11 @@ _NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "bu
 
 
 #: asyncio functions whose result is (or, awaited, gives) their first argument's result.
+#: The operator module's binary arithmetic, as the operator each one applies.
+_OPERATOR_FUNCTIONS = {f"operator.{name}": symbol for name, symbol in (
+    ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("matmul", "@"),
+    ("pow", "**"), ("iadd", "+"), ("imul", "*"), ("isub", "-"))}
+
 _AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure_future",
                            "asyncio.wait_for", "asyncio.shield"})
 
@@ -120,6 +125,9 @@ class ExternalCalls:
             return self.replaced_instance(args[0], kwargs, node)
         if qualname == "functools.partial" and args:
             return self.bound_partial(args, kwargs, node)
+        if qualname in _OPERATOR_FUNCTIONS and len(args) == 2:
+            # `functools.reduce(operator.add, ts)`: the operator as its function
+            return self.binop(args[0], args[1], node, _OPERATOR_FUNCTIONS[qualname])
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)

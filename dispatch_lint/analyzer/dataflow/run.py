@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_PENDING
-from dispatch_lint.analyzer.dataflow.calls import Calls
+from dispatch_lint.analyzer.dataflow.calls import GUARD_EVENTS, Calls
 from dispatch_lint.analyzer.dataflow.classes import Instances
 from dispatch_lint.analyzer.dataflow.conditions import Conditions
 from dispatch_lint.analyzer.dataflow.containers import Containers
@@ -166,6 +166,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.generators: dict[Box, tuple[FuncInfo, Closure | None]] = {}
         #: containers read from the receiver's fields, with the step where they came in
         self.via_boxes: dict[Box, Step] = {}
+        #: try bodies being run whose handlers catch a guard's CaptureGuardError
+        self.guards_caught = 0
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
         self.effects: dict[tuple[object, ...], tuple[Value, object, Value]] = {}
         #: the work of this run so far: statements run, calls applied, the events and
@@ -180,6 +182,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
         # values a method's receiver, a closure's free names or the caller's key picked
         # (see Step.via) are judged where the caller supplied them
+        if self.guards_caught and kind in GUARD_EVENTS:
+            return  # the guard raises into a handler that catches it: the guard at work
         receiver = self.receives_from_caller or bool(self.param_context)
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
