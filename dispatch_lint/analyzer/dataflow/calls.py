@@ -146,10 +146,15 @@ class Calls:
                 elif name in ("get", "pop") and args:
                     # `options.get(name, default)`: the item, or the default it may give
                     key = self.constant_key(args[0])
-                    if isinstance(key, str):
-                        elem = self.project_sym(atom, trace, ("get", key))
                     default = args[1] if len(args) > 1 else (
                         Value.of(Const(None)) if name == "get" else EMPTY)
+                    if isinstance(key, str) and name == "get" and not any(
+                            self.is_symbolic(a) for a in default):
+                        # the default only where the caller's dict may lack the key
+                        out = out.join(self.project_sym(atom, trace, ("getor", key, default)))
+                        continue
+                    if isinstance(key, str):
+                        elem = self.project_sym(atom, trace, ("get", key))
                     out = out.join(elem).join(default)
                 else:
                     out = out.join(elem)

@@ -250,6 +250,10 @@ class Containers:
         return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
                         ) or Value.of(UNKNOWN)
 
+    def holds_key(self, box: Box, key: str) -> bool:
+        """Whether the dict ``box`` certainly holds ``key`` (see :meth:`Program.holds_key`)."""
+        return self.program.holds_key(box, key)
+
     def get_item(self, obj: Value, key: str, node: cst.CSTNode) -> Value:
         """What ``obj.get(key)`` gives besides its default: nothing from a dict known not to
         hold ``key``."""

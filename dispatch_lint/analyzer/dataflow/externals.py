@@ -171,7 +171,8 @@ class ExternalCalls:
                   ) -> Value:
         """``dict(pairs, **kwargs)`` / ``dict(mapping)``: each value under its constant key
         when the pairs are known (``dict(zip(names, tensors))``), else in the shared slot."""
-        pairs = self.known_items(args[0]) if len(args) == 1 else None
+        # `dict(name=value, ...)`: no pairs but its keywords
+        pairs = self.known_items(args[0]) if len(args) == 1 else () if not args else None
         if pairs is None and len(args) == 1 and len(args[0]) == 1:
             held = next(iter(args[0]))
             if isinstance(held, Box) and held.kind == "dict":
@@ -186,7 +187,12 @@ class ExternalCalls:
             keyed.append((name, key[0].items[1]))
         else:
             if pairs is not None:
-                return self.filled_box("dict", node, keyed + sorted(kwargs.items()))
+                made = self.filled_box("dict", node, keyed + sorted(kwargs.items()))
+                # it certainly holds each key it was made with, as a literal does
+                for box in made:
+                    self.program.literal_keys.setdefault(box.site, set()).update(
+                        name for name, _ in keyed + sorted(kwargs.items()))
+                return made
         content = join_all(kwargs.values())
         for arg in args[:1]:
             for atom in self.elements(arg):
