@@ -370,9 +370,13 @@ class CallModel:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")
         subst = Substitution(self, run, info, summary, bound, node)
+        raised: set[int] = set()
+        passed = run.path.passed if run.path is not None else frozenset()
         for event in summary.events:
             if run.guards_caught and event.kind in GUARD_EVENTS:
                 continue  # the callee's guard raises into a handler of this run's
+            if event.after & raised:
+                continue  # a sink before it on every path raises in this call
             values = tuple(subst.value(v) for v in event.values)
             if event.kind == "escape_into":
                 # a traced function storing into a static argument: found where it stores,
@@ -382,12 +386,15 @@ class CallModel:
                 continue
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor, via=event.via,
-                          frames=(*event.frames, (run.owner, run.file, node, run.anchor)))
+                          frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
+                          after=event.after | passed)
             found, deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on,
                                          born=subst.born,
                                          at_via=info.key if in_closure else None)
             if found and run.trace is not None:
                 run.note_raised(moved)
+            if found and run.always_raises(moved):
+                raised.add(id(event.sink.node))
             if deferred or any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
         for target, proj, value in summary.effects:

@@ -187,7 +187,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         receiver = self.receives_from_caller or bool(self.param_context)
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
-                      frames=((self.owner, self.file, node, self.anchor),))
+                      frames=((self.owner, self.file, node, self.anchor),),
+                      after=self.path.passed if self.path is not None else frozenset())
         found, deferred = self.program.judge(event, fresh=None, defer=receiver)
         if found and self.trace is not None:
             self.note_raised(event)
@@ -201,6 +202,13 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         # analysis keeps those over its caller's parameters too: a lax body's closure).
         if deferred or any(isinstance(a, Sym) for v in values for a in v):
             self.keep_pending(event)
+            self.note_passed(event)
+
+    def note_passed(self, event: Event) -> None:
+        """This path passed ``event``'s sink, judged at each call: what follows it is not
+        reached at a call where it always raises."""
+        if self.path is not None and event.kind in _RAISING_EVENTS:
+            self.path.passed = self.path.passed | {id(event.sink.node)}
 
     def always_raises(self, event: Event) -> bool:
         """Whether the runtime raises at ``event`` whatever each of its values turns out to
@@ -241,7 +249,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
                 self.pending[key] = event
         elif old.values != event.values:
             values = tuple(a.join(b) for a, b in zip(old.values, event.values))
-            self.pending[key] = replace(old, values=values)
+            self.pending[key] = replace(old, values=values, after=old.after & event.after)
+        elif old.after != event.after:
+            self.pending[key] = replace(old, after=old.after & event.after)
 
     def lookup(self, name: str, state: State, node: cst.CSTNode) -> Value:
         if name in _CONSTANTS:
