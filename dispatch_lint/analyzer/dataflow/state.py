@@ -19,7 +19,7 @@ class State:
     wrote: per slot, its value and whether every way to here wrote it (else the value the
     slot had at the function's start may still be there)."""
 
-    __slots__ = ("env", "view", "passed")
+    __slots__ = ("env", "passed", "view")
 
     def __init__(self, env: dict[str, Value] | None = None,
                  view: dict[Slot, tuple[Value, bool]] | None = None,
