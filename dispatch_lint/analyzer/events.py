@@ -54,6 +54,9 @@ class Event:
     #: anchor); a finding about a tensor born in a callee is reported in that callee's frame
     frames: tuple[tuple[object, int, cst.CSTNode, cst.CSTNode | None], ...] = field(
         default=(), compare=False, repr=False)
+    #: the sinks (their nodes' ids) every path to this one passed before it: when one of
+    #: them raises at a call, this one is never reached there
+    after: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
 
 
 #: Stands in a ``Hit.what`` for the sink step's own words ("read by `t.item()`"): the

@@ -75,6 +75,8 @@ class Caller(Protocol):
 
     def get_item(self, obj: Value, key: str, node: cst.CSTNode) -> Value: ...
 
+    def holds_key(self, box: Box, key: str) -> bool: ...
+
     def as_device(self, value: Value, node: cst.CSTNode, place: Place | None = None
                   ) -> Value: ...
 
@@ -326,12 +328,34 @@ class Substitution:
         return value
 
 
+def _get_or_default(run: Caller, value: Value, proj: tuple[object, ...], node: cst.CSTNode
+                    ) -> Value:
+    """``value.get(key, default)`` (``proj`` is ``("getor", key, default)``): the item, and
+    the default unless every dict ``value`` may be certainly holds the key."""
+    key, default = proj[1], proj[2]
+    out = EMPTY
+    lacking = False
+    for atom, trace in value.items():
+        if isinstance(atom, Sym):
+            out = out.join(run.project_sym(atom, trace, proj))
+            continue
+        out = out.join(run.get_item(Value.of(atom, trace), key, node))  # type: ignore[arg-type]
+        if not (isinstance(atom, Box) and atom.kind == "dict"
+                and run.holds_key(atom, key)):  # type: ignore[arg-type]
+            lacking = True
+    if lacking:
+        out = out.join(default)  # type: ignore[arg-type]
+    return out or Value.of(UNKNOWN)
+
+
 def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value:
     """Apply one symbolic projection (see :class:`Sym`) to a concrete value."""
     if isinstance(proj, tuple) and proj[0] == "item":
         return run.item(value, proj[1], node)
     if isinstance(proj, tuple) and proj[0] == "get":
         return run.get_item(value, proj[1], node)
+    if isinstance(proj, tuple) and proj[0] == "getor":
+        return _get_or_default(run, value, proj, node)
     if isinstance(proj, tuple) and isinstance(proj[1], Place):
         return convert(run, value, proj[0], proj[1], node)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`

@@ -57,6 +57,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
 
 
+#: Events of the runtime's guards: each raises CaptureGuardError on a capture tensor.
+GUARD_EVENTS = frozenset({"no_capture", "ensure_not_capture"})
+
+#: times a call's view of the caller's path widens with the slots it revealed (a list
+#: inside a dict inside a field: one more level each)
+MAX_VIEW_ROUNDS = 3
+
 #: what a note says when a run stopped following calls at MAX_UNIT_WORK
 WORK_REDUCED = (f"more than {MAX_UNIT_WORK} steps of work in one analysis: the calls after "
                 "them became unknown")
@@ -140,11 +147,19 @@ class Calls:
                 elif name in ("get", "pop") and args:
                     # `options.get(name, default)`: the item, or the default it may give
                     key = self.constant_key(args[0])
-                    if isinstance(key, str):
-                        elem = self.project_sym(atom, trace, ("get", key)).join(
-                            self.param_items.get((atom, key), EMPTY))
+                    # what this run (or a callee) stored under the key itself
+                    stored = self.param_items.get((atom, key), EMPTY) \
+                        if isinstance(key, str) else EMPTY
                     default = args[1] if len(args) > 1 else (
                         Value.of(Const(None)) if name == "get" else EMPTY)
+                    if isinstance(key, str) and name == "get" and not any(
+                            self.is_symbolic(a) for a in default):
+                        # the default only where the caller's dict may lack the key
+                        out = out.join(self.project_sym(atom, trace, ("getor", key, default)))
+                        out = out.join(stored)
+                        continue
+                    if isinstance(key, str):
+                        elem = self.project_sym(atom, trace, ("get", key)).join(stored)
                     out = out.join(elem).join(default)
                 else:
                     out = out.join(elem)
@@ -326,10 +341,18 @@ class CallModel:
         # A recursive call reads the heap as its own callers left it: a view per level and
         # round of the recursion would not settle (the slots hold the callee's own values).
         view = run.view_for(summary.reads) if not recursive else frozenset()
-        if view:
+        for _ in range(MAX_VIEW_ROUNDS):
+            if not view:
+                break
             # what this path wrote to the slots the callee reads (see views.py)
             summary = self.summary(info, closure, self_cls, context,
                                    self.bounded_view(info, view))
+            # a slot the view revealed (a list this path filled, held by a dict this path
+            # wrote) is read only then: pass this path's view of it too
+            wider = run.view_for(summary.reads)
+            if wider <= view:
+                break
+            view = wider | view
         return self.instantiate_summary(info, run, summary, bound, node, closure,
                                         receiver=receiver, passed_on=passed_on,
                                         in_closure=in_closure)
@@ -353,7 +376,13 @@ class CallModel:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")
         subst = Substitution(self, run, info, summary, bound, node)
+        raised: set[int] = set()
+        passed = run.path.passed if run.path is not None else frozenset()
         for event in summary.events:
+            if run.guards_caught and event.kind in GUARD_EVENTS:
+                continue  # the callee's guard raises into a handler of this run's
+            if event.after & raised:
+                continue  # a sink before it on every path raises in this call
             values = tuple(subst.value(v) for v in event.values)
             if event.kind == "escape_into":
                 # a traced function storing into a static argument: found where it stores,
@@ -363,12 +392,15 @@ class CallModel:
                 continue
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor, via=event.via,
-                          frames=(*event.frames, (run.owner, run.file, node, run.anchor)))
+                          frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
+                          after=event.after | passed)
             found, deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on,
                                          born=subst.born,
                                          at_via=info.key if in_closure else None)
             if found and run.trace is not None:
                 run.note_raised(moved)
+            if found and run.always_raises(moved):
+                raised.add(id(event.sink.node))
             if deferred or any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
         for target, proj, value in summary.effects:

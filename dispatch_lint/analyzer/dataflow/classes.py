@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_INSTANCE_SITES
+from dispatch_lint.analyzer.bounds import MAX_INSTANCE_SITES, MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name, is_constant_false
 from dispatch_lint.analyzer.facts import ClassInfo, FieldInfo, FuncInfo
@@ -123,19 +123,30 @@ class ClassModel:
 
     def write_field(self, owner: Inst | Cls, name: str, value: Value) -> None:
         """Field ``name`` of ``owner`` may hold ``value`` (joined with what it held)."""
-        for atom in value:
-            if isinstance(atom, (Inst, Box)) and atom.site is not None and \
-                    atom not in self.stored:
-                # an object a function made, kept in another's field: one object, whichever
-                # call of the function made it (see Substitution.atom)
-                self.stored.add(atom)
-                self.note_change(("stored", atom))
+        self._mark_stored(value, MAX_TUPLE_DEPTH)
         holder = owner.cls if isinstance(owner, Cls) else self.family(owner.cls)
         names = self.field_names.setdefault((holder, _site_of(owner)), set())
         if name not in names:
             names.add(name)
             self.note_change(("fields", holder, _site_of(owner)))
         self.write(self.field_key(owner, name), value)
+
+    def _mark_stored(self, value: Value, depth: int) -> None:
+        """The objects ``value`` holds, kept in another's field: one object each, whichever
+        call of the function made it (see Substitution.atom); so are the containers a
+        container kept there holds (a param group's list inside the groups' list)."""
+        for atom in value:
+            if isinstance(atom, (Inst, Box)) and atom.site is not None and \
+                    atom not in self.stored:
+                self.stored.add(atom)
+                self.note_change(("stored", atom))
+                if isinstance(atom, Box) and depth > 0:
+                    held = [self.read(("b", atom.site))] + [
+                        self.read(("bk", atom.site, key))
+                        for key in sorted(self.keys_at.get(atom.site, ()), key=repr)]
+                    for content in held:
+                        if content:
+                            self._mark_stored(content, depth - 1)
 
     def is_stored(self, inst: Inst | Box) -> bool:
         """Whether ``inst`` is kept in another object's field (then every call of the

@@ -141,6 +141,11 @@ class Conditions:
                     state.env[name] = narrow_capture(value) if dataless else \
                         narrow_not_capture(value)
             return state
+        subject = self.autodiff_class_test(test, state)
+        if subject is not None:
+            # `isinstance(device, dispatch.Autodiff)`: an autodiff device, or not one
+            state.env[subject] = self.only_autodiff(state.env[subject], truth)
+            return state
         if isinstance(test, cst.Attribute) and test.attr.value == "is_autodiff":
             subject = _subject(test.value)
             name = dotted_name(subject) if subject is not None else None
@@ -222,6 +227,20 @@ class Conditions:
         name = test.args[0].value.value
         if name in state.env:
             state.env[name] = self.untraced(state.env[name])
+
+    def autodiff_class_test(self, test: cst.BaseExpression, state: State) -> str | None:
+        """The local name ``isinstance(name, dispatch.Autodiff)`` tests, if ``test`` is
+        that test of a device against the runtime's autodiff device class."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 2
+                and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                and isinstance(test.args[0].value, cst.Name)
+                and test.args[0].value.value in state.env and self.program.dispatch_runtime):
+            return None
+        kinds = self.eval_quiet(test.args[1].value, state)
+        if kinds and all(isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == "Autodiff"
+                         for a in kinds):
+            return test.args[0].value.value
+        return None
 
     def only_autodiff(self, value: Value, autodiff: bool) -> Value:
         """``value`` where ``.is_autodiff`` was found ``autodiff`` (a parameter: as its

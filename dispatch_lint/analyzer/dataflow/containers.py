@@ -130,7 +130,11 @@ class Containers:
         if entered is None or not content:
             return content
         # an object held there carries the step too: what its methods make of its fields
-        # came from this run's caller as well (see CallModel.apply)
+        # came from this run's caller as well (see CallModel.apply), and so does what a
+        # container held there holds (a param group's list of parameters)
+        for atom in content:
+            if isinstance(atom, Box):
+                self.via_boxes.setdefault(atom, entered)
         return Value({a: t.then(entered) if t is not None else Trace(entered)
                       for a, t in content.items()})
 
@@ -252,6 +256,10 @@ class Containers:
         """``obj[key]`` (``key`` None when not a constant)."""
         return join_all(self.item_of(atom, trace, key, node) for atom, trace in obj.items()
                         ) or Value.of(UNKNOWN)
+
+    def holds_key(self, box: Box, key: str) -> bool:
+        """Whether the dict ``box`` certainly holds ``key`` (see :meth:`Program.holds_key`)."""
+        return self.program.holds_key(box, key)
 
     def get_item(self, obj: Value, key: str, node: cst.CSTNode) -> Value:
         """What ``obj.get(key)`` gives besides its default: nothing from a dict known not to
@@ -544,7 +552,14 @@ class Containers:
                 for item_key, value in items.items():
                     self.store_item(target, item_key, value.map_traces(step))
                 if not items:
-                    self.store_item(target, None, self.added_by(name, (arg,), node))
+                    added = self.added_by(name, (arg,), node)
+                    self.store_item(target, None, added)
+                    # keys it does not name may be any the dict holds: each may now hold
+                    # what it added (`cfg = dict(DEFAULTS); cfg.update(overrides)`)
+                    for held in sorted(self.program.keys_at.get(box.site, ()), key=repr):
+                        if isinstance(held, str):
+                            self.store_item(target, held, self.box_content(box, held).join(
+                                self.get_item(arg, held, node).map_traces(step)))
             for item_key, value in kwargs.items():
                 self.store_item(target, item_key, value.map_traces(step))
             return Value.of(Const(None))

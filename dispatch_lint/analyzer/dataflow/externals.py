@@ -35,6 +35,11 @@ _NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "bu
 
 
 #: asyncio functions whose result is (or, awaited, gives) their first argument's result.
+#: The operator module's binary arithmetic, as the operator each one applies.
+_OPERATOR_FUNCTIONS = {f"operator.{name}": symbol for name, symbol in (
+    ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("matmul", "@"),
+    ("pow", "**"), ("iadd", "+"), ("imul", "*"), ("isub", "-"))}
+
 _AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure_future",
                            "asyncio.wait_for", "asyncio.shield"})
 
@@ -121,6 +126,9 @@ class ExternalCalls:
             return self.replaced_instance(args[0], kwargs, node)
         if qualname == "functools.partial" and args:
             return self.bound_partial(args, kwargs, node)
+        if qualname in _OPERATOR_FUNCTIONS and len(args) == 2:
+            # `functools.reduce(operator.add, ts)`: the operator as its function
+            return self.binop(args[0], args[1], node, _OPERATOR_FUNCTIONS[qualname])
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
@@ -164,7 +172,8 @@ class ExternalCalls:
                   ) -> Value:
         """``dict(pairs, **kwargs)`` / ``dict(mapping)``: each value under its constant key
         when the pairs are known (``dict(zip(names, tensors))``), else in the shared slot."""
-        pairs = self.known_items(args[0]) if len(args) == 1 else None
+        # `dict(name=value, ...)`: no pairs but its keywords
+        pairs = self.known_items(args[0]) if len(args) == 1 else () if not args else None
         if pairs is None and len(args) == 1 and len(args[0]) == 1:
             held = next(iter(args[0]))
             if isinstance(held, Box) and held.kind == "dict":
@@ -179,7 +188,12 @@ class ExternalCalls:
             keyed.append((name, key[0].items[1]))
         else:
             if pairs is not None:
-                return self.filled_box("dict", node, keyed + sorted(kwargs.items()))
+                made = self.filled_box("dict", node, keyed + sorted(kwargs.items()))
+                # it certainly holds each key it was made with, as a literal does
+                for box in made:
+                    self.program.literal_keys.setdefault(box.site, set()).update(
+                        name for name, _ in keyed + sorted(kwargs.items()))
+                return made
         content = join_all(kwargs.values())
         for arg in args[:1]:
             for atom in self.elements(arg):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_PENDING
-from dispatch_lint.analyzer.dataflow.calls import Calls
+from dispatch_lint.analyzer.dataflow.calls import GUARD_EVENTS, Calls
 from dispatch_lint.analyzer.dataflow.classes import Instances
 from dispatch_lint.analyzer.dataflow.conditions import Conditions
 from dispatch_lint.analyzer.dataflow.containers import Containers
@@ -67,6 +67,10 @@ _RAISING_EVENTS = frozenset({"autodiff", "move", "read", "autodiff_device", "bin
 _WARNING_RULES = frozenset({"DL004"})
 #: Beyond this many combinations of atoms a sink is not judged certain (it may not raise).
 _MAX_COMBINATIONS = 16
+
+#: combinations of operand values one binary operation keeps for its callers (see
+#: keep_pending); past them, the last one joins the rest
+_BINOP_VARIANTS = 3
 
 #: what a note says when a value was cut at the nesting bounds
 NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
@@ -169,6 +173,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.generators: dict[Box, tuple[FuncInfo, Closure | None]] = {}
         #: containers read from the receiver's fields, with the step where they came in
         self.via_boxes: dict[Box, Step] = {}
+        #: try bodies being run whose handlers catch a guard's CaptureGuardError
+        self.guards_caught = 0
         #: heap writes through symbolic atoms, for the summary: (target, projection, value)
         self.effects: dict[tuple[object, ...], tuple[Value, object, Value]] = {}
         #: the work of this run so far: statements run, calls applied, the events and
@@ -183,10 +189,13 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         """Record an event at ``node``: concrete parts are judged now, symbolic parts kept."""
         # values a method's receiver, a closure's free names or the caller's key picked
         # (see Step.via) are judged where the caller supplied them
+        if self.guards_caught and kind in GUARD_EVENTS:
+            return  # the guard raises into a handler that catches it: the guard at work
         receiver = self.receives_from_caller or bool(self.param_context)
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
-                      frames=((self.owner, self.file, node, self.anchor),))
+                      frames=((self.owner, self.file, node, self.anchor),),
+                      after=self.path.passed if self.path is not None else frozenset())
         found, deferred = self.program.judge(event, fresh=None, defer=receiver)
         if found and self.trace is not None:
             self.note_raised(event)
@@ -200,6 +209,13 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         # analysis keeps those over its caller's parameters too: a lax body's closure).
         if deferred or any(isinstance(a, Sym) for v in values for a in v):
             self.keep_pending(event)
+            self.note_passed(event)
+
+    def note_passed(self, event: Event) -> None:
+        """This path passed ``event``'s sink, judged at each call: what follows it is not
+        reached at a call where it always raises."""
+        if self.path is not None and event.kind in _RAISING_EVENTS:
+            self.path.passed = self.path.passed | {id(event.sink.node)}
 
     def always_raises(self, event: Event) -> bool:
         """Whether the runtime raises at ``event`` whatever each of its values turns out to
@@ -223,13 +239,26 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def keep_pending(self, event: Event) -> None:
         """Keep ``event`` for the summary: one per sink and place, its values joined."""
         key = (event.kind, id(event.sink.node), id(event.node), event.rule)
+        if event.kind == "binop":
+            # which operand values go together matters (DL008 tells two operands that chose
+            # their device on one path from a clash): a loop's first round (`total = xs[0]`
+            # plus each item) is kept beside the later rounds, not joined into them
+            for variant in range(_BINOP_VARIANTS - 1):
+                old = self.pending.get((*key, variant))
+                if old is None or old.values == event.values:
+                    break
+            else:
+                variant = _BINOP_VARIANTS - 1
+            key = (*key, variant)
         old = self.pending.get(key)
         if old is None:
             if len(self.pending) < MAX_PENDING:
                 self.pending[key] = event
         elif old.values != event.values:
             values = tuple(a.join(b) for a, b in zip(old.values, event.values))
-            self.pending[key] = replace(old, values=values)
+            self.pending[key] = replace(old, values=values, after=old.after & event.after)
+        elif old.after != event.after:
+            self.pending[key] = replace(old, after=old.after & event.after)
 
     def lookup(self, name: str, state: State, node: cst.CSTNode) -> Value:
         if name in _CONSTANTS:

@@ -19,22 +19,26 @@ class State:
     wrote: per slot, its value and whether every way to here wrote it (else the value the
     slot had at the function's start may still be there)."""
 
-    __slots__ = ("env", "view")
+    __slots__ = ("env", "passed", "view")
 
     def __init__(self, env: dict[str, Value] | None = None,
-                 view: dict[Slot, tuple[Value, bool]] | None = None) -> None:
+                 view: dict[Slot, tuple[Value, bool]] | None = None,
+                 passed: frozenset[int] = frozenset()) -> None:
         self.env: dict[str, Value] = env if env is not None else {}
         self.view: dict[Slot, tuple[Value, bool]] = view if view is not None else {}
+        #: sinks on a caller's values (their nodes' ids) that every way here passed: one that
+        #: raises at a call ends the path there (see Event.after)
+        self.passed = passed
 
     def copy(self) -> State:
-        return State(dict(self.env), dict(self.view) if self.view else None)
+        return State(dict(self.env), dict(self.view) if self.view else None, self.passed)
 
     def join(self, other: State) -> State:
         env = dict(self.env)
         for name, value in other.env.items():
             mine = env.get(name)
             env[name] = value if mine is None else mine.join(value)
-        return State(env, join_views(self.view, other.view))
+        return State(env, join_views(self.view, other.view), self.passed & other.passed)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.env == other.env and self.view == other.view

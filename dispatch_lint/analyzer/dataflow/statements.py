@@ -298,7 +298,13 @@ class Statements:
 
     def stmt_Try(self, stmt: cst.Try | cst.TryStar, state: State) -> State | None:
         before = state.copy()
-        after_body = self.run_block(stmt.body.body, state)
+        catches = any(_catches_guard_error(handler) for handler in stmt.handlers)
+        # a guard raising into a handler that catches its error is the guard at work
+        self.guards_caught += catches
+        try:
+            after_body = self.run_block(stmt.body.body, state)
+        finally:
+            self.guards_caught -= catches
         handler_in = join_states([before, after_body])
         outs: list[State | None] = []
         if stmt.orelse is not None:
@@ -480,3 +486,19 @@ def _is_main_guard(test: cst.BaseExpression) -> bool:
 
 #: Context managers that swallow the exceptions raised in their block.
 _SUPPRESSING = frozenset({"contextlib.suppress", "pytest.raises", "pytest.warns"})
+
+
+#: Exceptions a guard's CaptureGuardError is an instance of.
+_GUARD_ERROR_BASES = frozenset({"CaptureGuardError", "DispatchError", "RuntimeError",
+                                "Exception", "BaseException"})
+
+
+def _catches_guard_error(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
+    """Whether ``handler`` catches the CaptureGuardError a guard raises (a bare ``except:``,
+    the error, a base class of it, or a tuple naming one)."""
+    if handler.type is None:
+        return True
+    kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else ()
+    names = [dotted_name(e.value) for e in kinds] if kinds else [dotted_name(handler.type)]
+    return any(name is not None and name.rsplit(".", 1)[-1] in _GUARD_ERROR_BASES
+               for name in names)
