@@ -377,18 +377,19 @@ def entry_files(files: Sequence[SourceFile], importers: Sequence[Sequence[int]],
     sees one only where a seed passes it in, by calling its functions or writing to it,
     and the analysis follows those calls and reads from the seeds. Its functions that no
     seed reaches would be analysed for nothing, and it is not even parsed unless read."""
+    mentions = Prefilter(settings)
     return importing(importers, (i for i, f in enumerate(files)
-                                 if may_make_values(f, settings)))
+                                 if may_make_values(f, mentions)))
 
 
-def may_make_values(file: SourceFile, settings: AnalysisSettings) -> bool:
-    """Whether ``file`` may make a data-less value itself (it uses an enabled
-    framework and, for a traced one, applies its transforms:
+def may_make_values(file: SourceFile, mentions: Prefilter) -> bool:
+    """Whether ``file`` may make a data-less value itself (it uses an enabled framework of
+    ``mentions`` and, for a traced one, applies its transforms:
     :meth:`~dispatch_lint.frameworks.FrameworkModel.applied_in`) or mentions a configured
     source, sink or sanitizer."""
     code = None
     source = file.source
-    for framework in enabled_models(settings.frameworks):
+    for framework in mentions.models:
         if not framework.mentioned_in(source):
             continue
         if not framework.traces():
@@ -397,9 +398,7 @@ def may_make_values(file: SourceFile, settings: AnalysisSettings) -> bool:
             code = code_only(source)
         if framework.applied_in(code, imports_in(file)):
             return True
-    return any(name.rsplit(".", 1)[-1].encode() in source
-               for name in (*settings.sources, *settings.sanitizers,
-                            *(sink.name for sink in settings.sinks)))
+    return mentions.mentions_a_name(source)
 
 
 # ----------------------------------------------------------------------------- reports

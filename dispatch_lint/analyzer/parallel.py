@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from dispatch_lint.analyzer.diagnostics import Diagnostic, FileError
 
@@ -202,26 +202,33 @@ def _split(result: GroupResult, groups: Sequence[Group]) -> list[GroupResult]:
 
 
 def _tasks(groups: Sequence[Group], jobs: int) -> list[list[int]]:
-    """Units of work, the costliest first, each about ``1 / (jobs * TASKS_PER_JOB)`` of the
-    whole: enough of them to balance the workers, few enough that round trips cost nothing."""
+    """Units of work, the costliest first (see :func:`_batches`)."""
     order = sorted(range(len(groups)), key=lambda i: -groups[i].cost)
-    target = sum(g.cost for g in groups) / (jobs * TASKS_PER_JOB)
-    tasks: list[list[int]] = []
+    return _batches(order, [g.cost for g in groups], jobs)
+
+
+def _batches(order: Iterable[int], costs: Sequence[int], jobs: int) -> list[list[int]]:
+    """The indices of ``order`` cut into batches of about ``1 / (jobs * TASKS_PER_JOB)`` of
+    the whole cost: enough of them to balance the workers, few enough that round trips
+    cost nothing."""
+    target = sum(costs) / (jobs * TASKS_PER_JOB)
+    batches: list[list[int]] = []
     batch: list[int] = []
     cost = 0
     for index in order:
         batch.append(index)
-        cost += groups[index].cost
+        cost += costs[index]
         if cost >= target:
-            tasks.append(batch)
+            batches.append(batch)
             batch, cost = [], 0
     if batch:
-        tasks.append(batch)
-    return tasks
+        batches.append(batch)
+    return batches
 
 
 #: CPython's verdicts on files, by path (:func:`_syntax_verdicts`).
 Verdicts = Mapping[str, Diagnostic | None]
+_Done = TypeVar("_Done")
 #: The run a forked worker serves: its groups, settings and CPython's verdicts known already,
 #: inherited from the parent at fork time so that tasks are only lists of group indices.
 _WORK: tuple[Sequence[Group], AnalysisSettings | None, Verdicts] | None = None
@@ -336,76 +343,61 @@ def _execute(
     global _WORK
     _WORK = (groups, settings, known)
     try:
-        unfinished = yield from _in_pool(tasks, jobs)
+        unfinished: list[list[int]] = []
+        for task, found in _in_pool(_run_task, tasks, jobs, unfinished):
+            yield task, found, True
         # A worker died (a crash in C, the out-of-memory killer), and with it the tasks it
         # held or had not started: each group again, alone in a fresh process, so that only
         # a group that kills its process again is lost, as a per-file error.
         for index in (i for task in unfinished for i in task):
-            if (yield from _in_pool([[index]], 1)):
+            again: list[list[int]] = []
+            for task, found in _in_pool(_run_task, [[index]], 1, again):
+                yield task, found, True
+            if again:
                 yield [index], [_died(groups[index])], False
     finally:
         _WORK = None
 
 
 def _in_pool(
-    tasks: list[list[int]], jobs: int
-) -> Generator[tuple[list[int], list[GroupResult], bool], None, list[list[int]]]:
-    """Run ``tasks`` in a pool of forked workers (which inherit the files: no pickling of
-    sources); return the tasks lost to a worker that died."""
+    work: Callable[[list[int]], _Done], tasks: list[list[int]], jobs: int,
+    unfinished: list[list[int]],
+) -> Iterator[_Done]:
+    """``work`` of each of ``tasks`` (lists of indices) in a pool of forked workers (which
+    inherit the files: no pickling of sources), as each ends; the tasks lost to a worker
+    that died are added to ``unfinished``."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    unfinished: list[list[int]] = []
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = {pool.submit(_run_task, task): task for task in tasks}
+        futures = {pool.submit(work, task): task for task in tasks}
         for future in as_completed(futures):
             try:
-                task, found = future.result()
+                yield future.result()
             except BrokenProcessPool:
                 unfinished.append(futures[future])
-                continue
-            yield task, found, True
-    return unfinished
 
 
 def _compile_in_pool(files: Sequence[FileToCheck], jobs: int) -> dict[str, Diagnostic | None]:
     """:func:`_syntax_verdicts` of ``files`` from a pool of forked workers, in parts of about
     equal size (a part lost to a worker that died is left out: it is compiled again where
     its group is analysed)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    parts: list[tuple[int, int]] = []
-    target = sum(len(f.source) for f in files) / (jobs * TASKS_PER_JOB)
-    start = size = 0
-    for index, file in enumerate(files):
-        size += len(file.source)
-        if size >= target:
-            parts.append((start, index + 1))
-            start, size = index + 1, 0
-    if start < len(files):
-        parts.append((start, len(files)))
     global _COMPILING
     _COMPILING = files
     verdicts: dict[str, Diagnostic | None] = {}
+    parts = _batches(range(len(files)), [len(f.source) for f in files], jobs)
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(min(jobs, len(parts)), mp_context=context) as pool:
-            for future in as_completed([pool.submit(_compile_part, *part) for part in parts]):
-                try:
-                    verdicts.update(future.result())
-                except BrokenProcessPool:
-                    continue
+        for part in _in_pool(_compile_part, parts, jobs, []):
+            verdicts.update(part)  # a part lost is compiled where its group is analysed
     finally:
         _COMPILING = ()
     return verdicts
 
 
-def _compile_part(start: int, stop: int) -> dict[str, Diagnostic | None]:
-    return _syntax_verdicts(_COMPILING[start:stop])
+def _compile_part(part: list[int]) -> dict[str, Diagnostic | None]:
+    return _syntax_verdicts([_COMPILING[i] for i in part])
 
 
 def _died(group: Group) -> GroupResult:

@@ -567,10 +567,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
     def bounded_closure(self, info: FuncInfo, closure: Closure) -> Closure:
         """``closure``, or once ``info`` was summarised for MAX_CLOSURES closures, the same
         closure capturing unknown values (all later closures share one summary). A
-        decorator's wrapper of functions defined in the code (it captures them, and maybe
-        constant options) counts against a bound of its own per set of functions it wraps:
-        there is one per function decorated, as many as the code has (chex: over a
-        hundred), where the closures that recursion makes capture ever new values."""
+        decorator's wrapper (:meth:`_wrapped_functions`) counts against a bound of its own
+        per set of functions it wraps: there is one per function decorated, as many as the
+        code has (chex: over a hundred), where the closures that recursion makes capture
+        ever new values (numpyro's, over may-sets of classes)."""
         wrapped = self._wrapped_functions(closure)
         if self._admitted(self.closures, info, closure.captured, MAX_CLOSURES,
                           CLOSURES_REDUCED, by=(info.key, wrapped)):
