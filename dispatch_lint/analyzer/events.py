@@ -10,16 +10,17 @@ arguments substituted, so that a helper is judged once per calling context.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import libcst as cst
 
+from dispatch_lint.analyzer.frozen import frozen
 from dispatch_lint.analyzer.values import Step, Trace, Value
 
 __all__ = ["Event", "Hit", "SINK_TEXT", "TRACED_BIRTH"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Event:
     """One sink reached by some values.
 
@@ -69,7 +70,7 @@ SINK_TEXT = "{sink}"
 TRACED_BIRTH = ", traced by `"
 
 
-@dataclass(frozen=True)
+@frozen
 class Hit:
     """A rule's verdict on one event: the offending atom(s), the trace that explains them
     (birth ... sink) and a sentence saying what happened (may hold ``SINK_TEXT``)."""

@@ -74,6 +74,9 @@ class FuncInfo:
     #: the transforms its decorators apply (``@jax.jit``), innermost first: every call of
     #: the function traces it
     transforms: tuple[object, ...] = ()
+    #: the statement holding a lambda: the steps of its analysis are positioned through it
+    #: (a def is a statement itself)
+    anchor: cst.CSTNode | None = None
 
 
 @dataclass
@@ -82,7 +85,7 @@ class FieldInfo:
     ``__init__`` that ``@dataclass`` generates sees it."""
 
     name: str
-    #: the declaration (a trace step for its default points here) and its statement line
+    #: the declaration (a trace step for its default points here), its own anchor
     node: cst.CSTNode
     anchor: cst.CSTNode
     #: the plain default (``= value``, ``field(default=value)``), evaluated in the class body
@@ -137,7 +140,7 @@ class Finding:
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:
     out = [*params.posonly_params, *params.params]
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:  # else a MaybeSentinel or a ParamStar
         out.append(params.star_arg)
     out.extend(params.kwonly_params)
     if params.star_kwarg is not None:

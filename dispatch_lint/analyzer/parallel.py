@@ -263,11 +263,17 @@ def _run_in_process(
     syntax.update(_syntax_verdicts(
         [f for i in task if groups[i].seeded for f in groups[i].files if f.path not in known]
     ))
-    for index in task:
-        if groups[index].seeded:
-            # Alone, not batched: the engine iterates a program until all of it is stable,
-            # so unrelated groups analysed together cost each other rounds.
-            results[index] = analyze_group(groups[index].files, settings, syntax)
+    seeded = [index for index in task if groups[index].seeded]
+    if seeded:
+        from dispatch_lint.analyzer.parse import nodes_unvalidated
+
+        # Switched once for the whole task: each switch flushes the method caches of every
+        # node class (fixtures/ x10, 4,100 groups: 0.3 s of 14).
+        with nodes_unvalidated():
+            for index in seeded:
+                # Alone, not batched: the engine iterates a program until all of it is
+                # stable, so unrelated groups analysed together cost each other rounds.
+                results[index] = analyze_group(groups[index].files, settings, syntax)
     return [results[i] for i in task]
 
 

@@ -10,13 +10,14 @@ how it got here. Equality of values ignores traces so that fixpoints terminate.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, TypeVar, Union
 
 import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_NESTED_SIZE, MAX_NESTING, MAX_REWRAPS
+from dispatch_lint.analyzer.frozen import frozen
 
 _T = TypeVar("_T")
 
@@ -68,7 +69,7 @@ def _atom_class(cls: type[_T]) -> type[_T]:
     :class:`Value` and nest (a tensor on a device made at a site, a closure over values),
     so the generated hash, which hashes every field again at each use, was about a tenth of
     an analysis (cProfile over the dev corpus: 2.3 million calls)."""
-    made = dataclass(frozen=True)(cls)
+    made = frozen(cls)
     compute = made.__hash__
 
     def __hash__(self: Any) -> int:
@@ -378,7 +379,7 @@ Atom = Union[Dev, Ten, Sym, Str, Const, Ref, Inst, Cls, Closure, Partial, Tup, B
 # ------------------------------------------------------------------------------------- traces
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     """One trace step: ``node`` of file ``file``, with a message (positions come later).
 

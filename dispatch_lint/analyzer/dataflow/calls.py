@@ -94,13 +94,16 @@ class Calls:
         if star:
             args.append(join_all(star) or Value.of(UNKNOWN))
         func = node.func
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             receiver = self.eval(func.value, state)
             result = self.call_attribute(receiver, func.attr.value, tuple(args), kwargs, node)
+            if node.args:
+                self.narrow_after_call(node, state, receiver=receiver)
         else:
             callee = self.eval(func, state)
             result = self.call_value(callee, tuple(args), kwargs, node)
-        self.narrow_after_call(node, state)
+            if node.args:
+                self.narrow_after_call(node, state, callee=callee)
         return result
 
     def call_attribute(self, receiver: Value, name: str, args: tuple[Value, ...],

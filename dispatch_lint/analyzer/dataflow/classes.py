@@ -92,7 +92,7 @@ class ClassModel:
                 if _is_class_var(small.annotation.annotation):
                     continue
                 name = small.target.value
-                found = FieldInfo(name, small, stmt)
+                found = FieldInfo(name, small, small)
                 value = small.value
                 if isinstance(value, cst.Call) and any(
                         isinstance(a, Ref) and a.qualname == "dataclasses.field"

@@ -106,14 +106,15 @@ class Conditions:
         return truths.pop() if len(truths) == 1 else None
 
     def narrow(self, test: cst.BaseExpression, state: State, truth: bool) -> State:
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        kind = type(test)  # leaf classes: cheaper than isinstance on libcst's ABCs
+        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self.narrow(test.expression, state, not truth)
-        if isinstance(test, cst.NamedExpr):  # `if (graph := is_capture(x)):` tests the guard
+        if kind is cst.NamedExpr:  # `if (graph := is_capture(x)):` tests the guard
             return self.narrow(test.value, state, truth)
-        if isinstance(test, cst.BooleanOperation):
-            if isinstance(test.operator, cst.And) and truth:
+        if kind is cst.BooleanOperation:
+            if type(test.operator) is cst.And and truth:
                 return self.narrow(test.right, self.narrow(test.left, state, True), True)
-            if isinstance(test.operator, cst.Or) and not truth:
+            if type(test.operator) is cst.Or and not truth:
                 return self.narrow(test.right, self.narrow(test.left, state, False), False)
             return state
         if truth and self.program.traced:
@@ -431,9 +432,10 @@ class Conditions:
 
     def eval_quiet(self, node: cst.BaseExpression, state: State) -> Value:
         """Evaluate a callee expression (a name or attribute chain) without side effects."""
-        if isinstance(node, cst.Name):
+        kind = type(node)  # leaf classes: cheaper than isinstance on libcst's ABCs
+        if kind is cst.Name:
             return self.lookup(node.value, state, node)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             return self.attribute(self.eval_quiet(node.value, state), node.attr.value, node)
         return Value.of(UNKNOWN)
 
@@ -467,11 +469,19 @@ class Conditions:
         return isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj and \
             ("set", atom.param) in self.param_context
 
-    def narrow_after_call(self, node: cst.Call, state: State) -> None:
+    def narrow_after_call(self, node: cst.Call, state: State, callee: Value | None = None,
+                          receiver: Value | None = None) -> None:
         """``ensure_not_capture(t)`` raises for capture tensors: afterwards ``t`` is real. So
-        is an argument a helper of the tree sanitizes (see :attr:`Summary.sanitizes`)."""
+        is an argument a helper of the tree sanitizes (see :attr:`Summary.sanitizes`).
+
+        ``callee`` is what the call's function evaluated to, or ``receiver`` what the object
+        of ``receiver.name(...)`` did (the interpreter has them: not evaluated again)."""
         subjects: list[cst.BaseExpression] = []
-        if node.args and self.is_runtime_call(node, "ensure_not_capture", state):
+        if callee is None and receiver is not None and self.program.dispatch_runtime:
+            callee = self.attribute(receiver, node.func.attr.value, node)  # type: ignore[attr-defined]
+        if node.args and callee is not None and self.program.dispatch_runtime and any(
+                isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == "ensure_not_capture"
+                for a in callee):
             subjects.append(node.args[0].value)
         elif node.args and any(s.sanitizes for _, s in self.called.get(id(node), ())):
             summaries = self.callee_summaries(node, state, evaluated=True)

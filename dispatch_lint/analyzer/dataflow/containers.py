@@ -298,7 +298,7 @@ class Containers:
         return EMPTY
 
     def expr_Tuple(self, node: cst.Tuple, state: State) -> Value:
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+        if any(type(e) is cst.StarredElement for e in node.elements):
             return self.container("list", node, [e.value for e in node.elements], state)
         items = tuple(self.eval(e.value, state) for e in node.elements)
         if tuple_depth(items) > MAX_TUPLE_DEPTH:

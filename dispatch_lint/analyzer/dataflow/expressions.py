@@ -235,7 +235,7 @@ class Expressions:
     def expr_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:
         left = self.eval(node.left, state)
         right = self.eval(node.right, state)
-        if isinstance(node.operator, cst.Modulo) and any(isinstance(a, Str) for a in left):
+        if type(node.operator) is cst.Modulo and any(isinstance(a, Str) for a in left):
             # printf-style formatting: numeric conversions read the value
             if any(_PRINTF_NUMERIC.search(a.text) for a in left if isinstance(a, Str)):
                 self.read_arguments((right,), node, "printf")

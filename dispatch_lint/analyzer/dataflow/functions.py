@@ -21,6 +21,7 @@ from dispatch_lint.analyzer.facts import (
     kind_of,
 )
 from dispatch_lint.analyzer.dataflow.calls import is_callable_object
+from dispatch_lint.analyzer.dataflow.syntax import names_within
 from dispatch_lint.analyzer.values import EMPTY, Closure, Cls, Ref, Trace, Value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,6 +86,7 @@ class FunctionDefinitions:
             params=params, cls=cls, kind=kind,
             nested=run.func is not None and cls is None or isinstance(node, cst.Lambda),
             no_capture=no_capture, parent=run.func, transforms=transforms,
+            anchor=node if isinstance(node, cst.FunctionDef) else run.anchor,
         )
 
     def name_of(self, atom: object) -> str | None:
@@ -114,15 +116,7 @@ class FunctionDefinitions:
     def free_names(self, key: int) -> frozenset[str]:
         names = self._free_names.get(key)
         if names is None:
-            found: set[str] = set()
-            stack: list[cst.CSTNode] = [self.funcs[key].node]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, cst.Name):
-                    found.add(node.value)
-                stack.extend(node.children)
-            names = frozenset(found)
-            self._free_names[key] = names
+            names = self._free_names[key] = frozenset(names_within(self.funcs[key].node))
         return names
 
 

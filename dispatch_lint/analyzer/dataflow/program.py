@@ -724,7 +724,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 state.env[param.name] = Value.of(self_cls or Cls(info.cls.key))
             else:
                 step = Step(info.file, param.node, f"parameter `{param.name}` of `{info.name}()`",
-                            info.node if isinstance(info.node, cst.FunctionDef) else None)
+                            info.anchor)
                 symbol = Value.of(Sym(index, (), info.no_capture, info.key), Trace(step))
                 shape = context.get(("shape", index))  # type: ignore[call-overload]
                 if shape is not None:
@@ -736,6 +736,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                         step.anchor))
                 state.env[param.name] = symbol
         if isinstance(info.node, cst.Lambda):
+            run.anchor = info.anchor
             ret = run.eval(info.node.body, state)
             run.returns = run.returns.join(ret)
             run.returned = not run.diverged

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import libcst as cst
@@ -16,10 +17,12 @@ def operator_symbol(operator: cst.CSTNode) -> str:
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    # `type() is`: both are leaf classes, and isinstance on libcst's abstract node classes
+    # goes through ABCMeta.__instancecheck__ whenever it fails (most calls here)
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None
@@ -48,3 +51,36 @@ def is_constant_true(test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.Integer):
         return test.value not in ("0",)
     return False
+
+
+def names_within(node: cst.CSTNode) -> set[str]:
+    """The identifiers of every ``Name`` anywhere inside ``node`` (itself included).
+
+    It walks the nodes' fields: libcst's ``children`` rebuilds every node it visits (a tenth
+    of an analysis of fixtures/ went to it)."""
+    found: set[str] = set()
+    stack: list[object] = [node]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is cst.Name:
+            found.add(item.value)  # type: ignore[attr-defined]
+            continue
+        if kind is tuple or kind is list:
+            stack.extend(item)  # type: ignore[arg-type]
+            continue
+        fields = _NODE_FIELDS.get(kind)
+        if fields is None:
+            fields = _NODE_FIELDS[kind] = _node_fields(kind)
+        stack.extend(getattr(item, name) for name in fields)
+    return found
+
+
+#: per node class, the fields that may hold nodes (empty for anything that is not a node)
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    if not (isinstance(kind, type) and issubclass(kind, cst.CSTNode)):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(kind))
