@@ -58,7 +58,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.summaries import Summary
 
 
-_CONSTANTS = {"True": True, "False": False, "None": None}
+#: what the constant names evaluate to (values are immutable: made once)
+_CONSTANT_VALUES = {name: Value.of(Const(value))
+                    for name, value in (("True", True), ("False", False), ("None", None))}
+#: a name bound nowhere in the checked code is a builtin's: its value, made on first use
+_BUILTINS: dict[str, Value] = {}
 
 #: Events at which the runtime raises when a rule is broken (a user's sink may not).
 _RAISING_EVENTS = frozenset({"autodiff", "move", "read", "autodiff_device", "binop",
@@ -261,8 +265,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
             self.pending[key] = replace(old, after=old.after & event.after)
 
     def lookup(self, name: str, state: State, node: cst.CSTNode) -> Value:
-        if name in _CONSTANTS:
-            return Value.of(Const(_CONSTANTS[name]))
+        if name in _CONSTANT_VALUES:
+            return _CONSTANT_VALUES[name]
         if name in self.declared_nonlocal:
             cell = self.cell_of(name)
             held = self.slot_value(cell, self.captured.get(name), state) if cell else (
@@ -288,7 +292,10 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
                 if self.program.traced:
                     self.note_outside(value)
             return self.fresh_closures(value, state)
-        return Value.of(Ref("builtins." + name))
+        builtin = _BUILTINS.get(name)
+        if builtin is None:
+            builtin = _BUILTINS[name] = Value.of(Ref("builtins." + name))
+        return builtin
 
     def bind(self, name: str, value: Value, state: State, node: cst.CSTNode) -> None:
         if self.program.traced and (name in self.declared_global or (
