@@ -443,8 +443,7 @@ class CallModel:
         # what the callee made of its receiver's fields came from this run's caller, who
         # passed the receiver (an element of this receiver's container field, say)
         entered = Step(run.file, node, "returned from `{code}`", run.anchor, via=run.owner)
-        return Value({atom: None if trace is None else trace.then(
-            entered if enters_via(trace, info.key) else returned) for atom, trace in ret.items()})
+        return _entered_from(run, info.key, ret, entered, returned)
 
     def _context(self, info: FuncInfo, bound: dict[int, Value],
                  defaulted: set[int] | frozenset[int] = frozenset(),
@@ -538,6 +537,33 @@ class CallModel:
 
 #: Method kinds whose first parameter is the instance the method is called on.
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
+
+
+def _entered_from(run: FunctionRun, callee: object, value: Value, entered: Step,
+                  returned: Step | None, depth: int = 0) -> Value:
+    """``value``, returned by a method called on a receiver ``run``'s caller passed, with
+    ``entered`` on what came of the receiver's fields (``returned`` on the rest; None: as it
+    is): so are the items of a tuple and the contents of a container it returned
+    (``return [self.w, self.b]``), as a field's container (see ``Containers.box_content``)."""
+    out: dict[object, Trace | None] = {}
+    for atom, trace in value.items():
+        if isinstance(atom, Tup) and depth < 2:
+            atom = Tup(tuple(_entered_from(run, callee, item, entered, None, depth + 1)
+                             for item in atom.items))
+        elif isinstance(atom, Box) and atom not in run.via_boxes and _came_via(
+                run.box_content(atom, None), callee):
+            run.via_boxes[atom] = entered
+        step = entered if enters_via(trace, callee) else returned
+        out[atom] = trace.then(step) if trace is not None and step is not None else trace
+    return Value(out)
+
+
+def _came_via(value: Value, callee: object, depth: int = 0) -> bool:
+    """Whether some of ``value`` (a tuple's items too) came of ``callee``'s receiver."""
+    return any(enters_via(trace, callee) or (
+        isinstance(atom, Tup) and depth < 2
+        and any(_came_via(item, callee, depth + 1) for item in atom.items))
+        for atom, trace in value.items())
 
 
 def _is_constant(atom: object) -> bool:

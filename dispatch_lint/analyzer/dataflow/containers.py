@@ -135,8 +135,10 @@ class Containers:
         for atom in content:
             if isinstance(atom, Box):
                 self.via_boxes.setdefault(atom, entered)
-        return Value({a: t.then(entered) if t is not None else Trace(entered)
-                      for a, t in content.items()})
+        # the items of a tuple held there too (`[(k, v) for k, v in vars(self).items()]`)
+        return Value({Tup(tuple(item.map_traces(entered) for item in a.items))
+                      if isinstance(a, Tup) else a: t.then(entered) if t is not None
+                      else Trace(entered) for a, t in content.items()})
 
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
