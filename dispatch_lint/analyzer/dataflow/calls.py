@@ -395,7 +395,7 @@ class CallModel:
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
                           after=event.after | passed)
             found, deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on,
-                                         born=subst.born,
+                                         born=subst.born_in(event.values),
                                          at_via=info.key if in_closure else None)
             if found and run.trace is not None:
                 run.note_raised(moved)
