@@ -18,7 +18,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_CONTEXTS, MAX_UNIT_WORK
 from dispatch_lint.analyzer.dataflow.conditions import is_something
-from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
+from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS, MAX_UNROLLED
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS
 from dispatch_lint.analyzer.events import Event
@@ -462,6 +462,9 @@ class CallModel:
                     run.constants(value) if run is not None else value)):
                 # flags and names decide branches (also those this run's caller gave)
                 context += ((index, run.constants(value) if run is not None else value),)
+            elif (names := self._constant_list(value)) is not None:
+                # a list of names decides a loop over it (`for name in candidates:`)
+                context += ((index, Value.of(Tup(names))),)
             elif any(self._holds_flags(a) for a in value):
                 context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
             kind = info.params[index].kind if index < len(info.params) else ""
@@ -479,6 +482,19 @@ class CallModel:
             return ()
         seen.add(context)
         return context
+
+    def _constant_list(self, value: Value) -> tuple[Value, ...] | None:
+        """The items of ``value`` when it is one list of known length whose items are each
+        one constant, else None."""
+        atom = next(iter(value)) if len(value) == 1 else None
+        length = self.known_length(atom) if isinstance(atom, Box) and atom.kind == "list" \
+            else None
+        if length is None or not 0 < length <= MAX_UNROLLED:
+            return None
+        items = tuple(self.box_item(atom, i) for i in range(length))
+        if all(len(item) == 1 and _is_constant(next(iter(item))) for item in items):
+            return items
+        return None
 
     def _holds_flags(self, atom: object) -> bool:
         """A dict with a constant under a constant key: such flags decide branches too."""

@@ -457,6 +457,9 @@ class Conditions:
     def compare_constants(self, left: Value, right: Value, operator: cst.CSTNode
                           ) -> bool | None:
         """``x is None``, ``mode == "export"`` and the like, when both sides are known."""
+        if isinstance(operator, (cst.In, cst.NotIn)):
+            found = self.contains_constant(right, left)
+            return found if found is None or isinstance(operator, cst.In) else not found
         left, right = self.constants(left), self.constants(right)
         if not left or not right:
             return None
@@ -478,6 +481,29 @@ class Conditions:
             equal = values[0] == values[1]
             return equal if isinstance(operator, cst.Equal) else not equal
         return None
+
+    def contains_constant(self, container: Value, value: Value) -> bool | None:
+        """``value in container`` when ``value`` is a known constant and ``container`` a
+        tuple or list of known constants (``name in ("numpy", "numba")``) or a known
+        string (a substring test), else None."""
+        values = {_literal(a) for a in self.constants(value)}
+        if not values or None in values:
+            return None
+        texts = {a.text for a in self.constants(container) if isinstance(a, Str)}
+        if texts and len(texts) == len(container) == len(values) == 1:
+            text, (kind, item) = texts.pop(), values.pop()
+            return item in text if kind == "str" else None
+        items = self.known_items(container)
+        if items is None:
+            return None
+        members = set()
+        for item in items:
+            literals = {_literal(a) for a in self.constants(item)}
+            if len(literals) != 1 or None in literals:
+                return None
+            members |= literals
+        found = {v in members for v in values}
+        return found.pop() if len(found) == 1 else None
 
     def passed_something(self, atom: object) -> bool:
         """A parameter the caller certainly passed something (not None) for."""

@@ -430,6 +430,12 @@ class Containers:
         if len(value) != 1:
             return None
         atom = next(iter(value))
+        if isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj:
+            # the caller's tuple or list of names (see CallModel._context)
+            passed = self.param_context.get(atom.param)
+            if passed is None or len(passed) != 1 or not isinstance(next(iter(passed)), Tup):
+                return None
+            atom = next(iter(passed))
         if isinstance(atom, Tup):
             items = atom.items
         elif isinstance(atom, Box):
