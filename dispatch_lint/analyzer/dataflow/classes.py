@@ -468,6 +468,8 @@ class Instances:
                     self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
+            elif isinstance(atom, Box) and atom.kind == "ns":  # a namespace's attribute
+                self.store_item(Value.of(atom), name, value)
             elif isinstance(atom, Ref) and isinstance(atom.key, tuple) and atom.key[0] == "module":
                 if initial:
                     self.program.write(("g", atom.key[1], name), self.concrete_part(value))
