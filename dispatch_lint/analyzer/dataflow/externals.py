@@ -96,7 +96,8 @@ class ExternalCalls:
             if name in ("max", "min") and args:
                 return self.elements(args[0]).filter(is_tensorish) or Value.of(UNKNOWN)
             if name == "getattr" and len(args) >= 2:
-                names = [a.text for a in args[1] if isinstance(a, Str)]
+                # a name the caller passed counts too (`getattr(dispatch, name)()`)
+                names = [a.text for a in self.constants(args[1]) if isinstance(a, Str)]
                 if len(names) == 1:
                     return self.attribute(args[0], names[0], node)
             if name == "setattr" and len(args) == 3:

@@ -414,6 +414,10 @@ class Statements:
 
     def stmt_ClassDef(self, stmt: cst.ClassDef, state: State) -> State:
         info = self.program.define_class(stmt, self, state)
+        hook = self.program.find_method(info.key, "__init_subclass__", skip_self=True)
+        if hook is not None:
+            # a base's __init_subclass__ runs for the new class (a registry by subclassing)
+            self.program.apply(hook, self, Value.of(Cls(info.key)), (), {}, stmt)
         self.set_name(stmt.name.value, self.decorate(stmt, Value.of(Cls(info.key)), state),
                       state)
         return state
