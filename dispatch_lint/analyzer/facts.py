@@ -112,6 +112,9 @@ class ClassInfo:
     fields: dict[str, FieldInfo] = field(default_factory=dict)
     #: decorated with ``@dataclass``: instances get every field from the generated __init__
     dataclass: bool = False
+    #: derives from ``enum.Enum`` (or another class of the ``enum`` module): its class
+    #: attributes are its members
+    enum: bool = False
     #: for a class defined inside a function: that function's names, which its methods
     #: read as free names
     captured: dict[str, Value] = field(default_factory=dict)

@@ -288,6 +288,21 @@ class Substitution:
                 self.born[new_atom] = maker
         return Value(out)
 
+    def born_in(self, values: tuple[Value, ...]) -> dict[object, object]:
+        """:attr:`born` for an event over the callee's ``values``: a tensor one of them has
+        from the caller as it is (a parameter the caller passed, not converted here) is not
+        born in the callee, whatever else made the same atom (``pred - ones(device=
+        pred.device)`` came from the caller's ``pred``)."""
+        if not self.born:
+            return self.born
+        passed = {new for value in values for atom in value
+                  if isinstance(atom, Sym) and atom in self.projected
+                  and self.makers.get(atom) is None
+                  for new in self.projected[atom] if new in self.born}
+        if not passed:
+            return self.born
+        return {atom: maker for atom, maker in self.born.items() if atom not in passed}
+
     def heap_changed(self) -> None:
         """The caller's heap was written (an effect replayed): a projection through an
         attribute or item must read it again."""
@@ -309,11 +324,15 @@ class Substitution:
             })
         run = self.run
         maker = None
+        supplied = False
         for proj in atom.proj:
             if isinstance(proj, tuple) and proj[0] == "tensor" and isinstance(proj[1], Place):
                 maker = proj[1].owner
             if isinstance(proj, tuple) and proj[0] == "with":
                 partner = self.symbol(proj[1], None)
+                # an operation with a tensor the caller passed: what it gives came from the
+                # caller too, not only from what the callee made (see born)
+                supplied = supplied or self.makers.get(proj[1]) is None
                 run.work += len(value) * len(partner)
                 value = join_all(
                     run.combine(a, a_trace, b, b_trace)
@@ -324,7 +343,7 @@ class Substitution:
             value = project(run, value, proj, self.node)
         if atom.real:
             value = narrow_not_capture(value)
-        self.makers[atom] = maker
+        self.makers[atom] = None if supplied else maker
         return value
 
 

@@ -18,7 +18,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_CONTEXTS, MAX_UNIT_WORK
 from dispatch_lint.analyzer.dataflow.conditions import is_something
-from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS
+from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS, MAX_UNROLLED
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS
 from dispatch_lint.analyzer.events import Event
@@ -398,7 +398,7 @@ class CallModel:
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
                           after=event.after | passed)
             found, deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on,
-                                         born=subst.born,
+                                         born=subst.born_in(event.values),
                                          at_via=info.key if in_closure else None)
             if found and run.trace is not None:
                 run.note_raised(moved)
@@ -446,8 +446,7 @@ class CallModel:
         # what the callee made of its receiver's fields came from this run's caller, who
         # passed the receiver (an element of this receiver's container field, say)
         entered = Step(run.file, node, "returned from `{code}`", run.anchor, via=run.owner)
-        return Value({atom: None if trace is None else trace.then(
-            entered if enters_via(trace, info.key) else returned) for atom, trace in ret.items()})
+        return _entered_from(run, info.key, ret, entered, returned)
 
     def _context(self, info: FuncInfo, bound: dict[int, Value],
                  defaulted: set[int] | frozenset[int] = frozenset(),
@@ -466,6 +465,9 @@ class CallModel:
                     run.constants(value) if run is not None else value)):
                 # flags and names decide branches (also those this run's caller gave)
                 context += ((index, run.constants(value) if run is not None else value),)
+            elif (names := self._constant_list(value)) is not None:
+                # a list of names decides a loop over it (`for name in candidates:`)
+                context += ((index, Value.of(Tup(names))),)
             elif any(self._holds_flags(a) for a in value):
                 context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
             kind = info.params[index].kind if index < len(info.params) else ""
@@ -483,6 +485,19 @@ class CallModel:
             return ()
         seen.add(context)
         return context
+
+    def _constant_list(self, value: Value) -> tuple[Value, ...] | None:
+        """The items of ``value`` when it is one list of known length whose items are each
+        one constant, else None."""
+        atom = next(iter(value)) if len(value) == 1 else None
+        length = self.known_length(atom) if isinstance(atom, Box) and atom.kind == "list" \
+            else None
+        if length is None or not 0 < length <= MAX_UNROLLED:
+            return None
+        items = tuple(self.box_item(atom, i) for i in range(length))
+        if all(len(item) == 1 and _is_constant(next(iter(item))) for item in items):
+            return items
+        return None
 
     def _holds_flags(self, atom: object) -> bool:
         """A dict with a constant under a constant key: such flags decide branches too."""
@@ -541,6 +556,33 @@ class CallModel:
 
 #: Method kinds whose first parameter is the instance the method is called on.
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
+
+
+def _entered_from(run: FunctionRun, callee: object, value: Value, entered: Step,
+                  returned: Step | None, depth: int = 0) -> Value:
+    """``value``, returned by a method called on a receiver ``run``'s caller passed, with
+    ``entered`` on what came of the receiver's fields (``returned`` on the rest; None: as it
+    is): so are the items of a tuple and the contents of a container it returned
+    (``return [self.w, self.b]``), as a field's container (see ``Containers.box_content``)."""
+    out: dict[object, Trace | None] = {}
+    for atom, trace in value.items():
+        if isinstance(atom, Tup) and depth < 2:
+            atom = Tup(tuple(_entered_from(run, callee, item, entered, None, depth + 1)
+                             for item in atom.items))
+        elif isinstance(atom, Box) and atom not in run.via_boxes and _came_via(
+                run.box_content(atom, None), callee):
+            run.via_boxes[atom] = entered
+        step = entered if enters_via(trace, callee) else returned
+        out[atom] = trace.then(step) if trace is not None and step is not None else trace
+    return Value(out)
+
+
+def _came_via(value: Value, callee: object, depth: int = 0) -> bool:
+    """Whether some of ``value`` (a tuple's items too) came of ``callee``'s receiver."""
+    return any(enters_via(trace, callee) or (
+        isinstance(atom, Tup) and depth < 2
+        and any(_came_via(item, callee, depth + 1) for item in atom.items))
+        for atom, trace in value.items())
 
 
 def _is_constant(atom: object) -> bool:

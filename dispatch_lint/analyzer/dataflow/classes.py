@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.values import (
     Ref,
     Site,
     Step,
+    Str,
     Sym,
     Trace,
     Value,
@@ -35,6 +36,10 @@ from dispatch_lint.analyzer.values import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
+
+#: The classes of the ``enum`` module a class derives from to be an enum.
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag",
+                         "enum.IntFlag"})
 
 
 class ClassModel:
@@ -50,6 +55,9 @@ class ClassModel:
             for atom in run.eval(base.value, state):
                 if isinstance(atom, Cls) and atom.cls not in info.bases and atom.cls != info.key:
                     info.bases.append(atom.cls)
+                    info.enum = info.enum or self.classes[atom.cls].enum
+                elif isinstance(atom, Ref) and atom.qualname in _ENUM_BASES:
+                    info.enum = True
         # The class body runs like the code around it, with that code's names as free names.
         body = type(run)(self, run.file, run.owner, run.func, captured=dict(state.env))
         body.site_owner = run.site_owner
@@ -256,7 +264,20 @@ class ClassModel:
             bound = Value.of(cls) if method.kind == "classmethod" else None
             return Value.of(Ref(method.qualname, key=method.key, bound=bound,
                                 no_capture=method.no_capture))
-        return self.class_level(cls.cls, name, run) or Value.of(UNKNOWN)
+        held = self.class_level(cls.cls, name, run)
+        info = self.classes.get(cls.cls)
+        if held and info is not None and info.enum and not name.startswith("_"):
+            return self.enum_member(info, name, held)
+        return held or Value.of(UNKNOWN)
+
+    def enum_member(self, info: ClassInfo, name: str, held: Value) -> Value:
+        """Member ``name`` of the enum class ``info``: an instance of it (one per member)
+        whose ``value`` is what the class body assigned and whose ``name`` is ``name``
+        (``Backend.EXPORT.value`` is the device string ``"capture"``)."""
+        member = Inst(info.key, Site(info.file, id(info.node), ("enum", name)))
+        self.write_field(member, "value", held)
+        self.write_field(member, "name", Value.of(Str(name)))
+        return Value.of(member)
 
     def class_level(self, cls: object, name: str, run: FunctionRun) -> Value | None:
         """Class attribute ``name`` as ``cls`` sees it: the nearest class of its bases that
@@ -447,6 +468,8 @@ class Instances:
                     self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
+            elif isinstance(atom, Box) and atom.kind == "ns":  # a namespace's attribute
+                self.store_item(Value.of(atom), name, value)
             elif isinstance(atom, Ref) and isinstance(atom.key, tuple) and atom.key[0] == "module":
                 if initial:
                     self.program.write(("g", atom.key[1], name), self.concrete_part(value))

@@ -31,6 +31,7 @@ from dispatch_lint.analyzer.values import (
     Ten,
     Traced,
     Tup,
+    Unknown,
     Value,
     has_tensor,
     narrow_capture,
@@ -148,7 +149,7 @@ class Conditions:
             state.env[subject] = self.only_autodiff(state.env[subject], truth)
             return state
         if isinstance(test, cst.Attribute) and test.attr.value == "is_autodiff":
-            subject = _subject(test.value)
+            subject = _device_of(test.value, state) or _subject(test.value)
             name = dotted_name(subject) if subject is not None else None
             if name is not None and (name in state.env or "." in name):
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
@@ -231,16 +232,29 @@ class Conditions:
 
     def autodiff_class_test(self, test: cst.BaseExpression, state: State) -> str | None:
         """The local name ``isinstance(name, dispatch.Autodiff)`` tests, if ``test`` is
-        that test of a device against the runtime's autodiff device class."""
+        that test of a device (or of a tensor's, ``isinstance(t.device, Autodiff)``: the
+        tensor's name) against the runtime's autodiff device class."""
+        subject = self.device_class_test(test, "Autodiff", state)
+        if isinstance(subject, cst.Name) and subject.value in state.env:
+            return subject.value
+        return None
+
+    def device_class_test(self, test: cst.BaseExpression, runtime_class: str, state: State
+                          ) -> cst.BaseExpression | None:
+        """What ``isinstance(x, dispatch.<runtime_class>)`` narrows, if ``test`` is that test:
+        ``x`` (a local name or a field of one), or ``t`` when ``x`` is ``t.device``."""
         if not (isinstance(test, cst.Call) and len(test.args) == 2
                 and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
-                and isinstance(test.args[0].value, cst.Name)
-                and test.args[0].value.value in state.env and self.program.dispatch_runtime):
+                and not any(a.star or a.keyword for a in test.args)
+                and self.program.dispatch_runtime):
+            return None
+        subject = _device_of(test.args[0].value, state) or test.args[0].value
+        if not _is_narrowable(subject):
             return None
         kinds = self.eval_quiet(test.args[1].value, state)
-        if kinds and all(isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == "Autodiff"
-                         for a in kinds):
-            return test.args[0].value.value
+        if kinds and all(isinstance(a, Ref) and dispatch.runtime_name(a.qualname)
+                         == runtime_class for a in kinds):
+            return subject
         return None
 
     def only_autodiff(self, value: Value, autodiff: bool) -> Value:
@@ -273,7 +287,7 @@ class Conditions:
                     return found[0], not found[1], found[2]
                 return found
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
-            subject = _subject(test.value) or (
+            subject = _device_of(test.value, state) or _subject(test.value) or (
                 test.value if items and _is_item_of_name(test.value) else None)
             if subject is not None:
                 return subject, True, CAPTURE_TEST
@@ -284,6 +298,9 @@ class Conditions:
                     return test.args[0].value, True, CAPTURE_TEST
                 if self.is_dataless_type_test(test, state):
                     return test.args[0].value, True, TRACED_TEST
+            subject = self.device_class_test(test, "Capture", state)
+            if subject is not None:
+                return subject, True, CAPTURE_TEST
             return self.helper_guard(test, state)
         return None
 
@@ -442,6 +459,9 @@ class Conditions:
     def compare_constants(self, left: Value, right: Value, operator: cst.CSTNode
                           ) -> bool | None:
         """``x is None``, ``mode == "export"`` and the like, when both sides are known."""
+        if isinstance(operator, (cst.In, cst.NotIn)):
+            found = self.contains_constant(right, left)
+            return found if found is None or isinstance(operator, cst.In) else not found
         left, right = self.constants(left), self.constants(right)
         if not left or not right:
             return None
@@ -463,6 +483,29 @@ class Conditions:
             equal = values[0] == values[1]
             return equal if isinstance(operator, cst.Equal) else not equal
         return None
+
+    def contains_constant(self, container: Value, value: Value) -> bool | None:
+        """``value in container`` when ``value`` is a known constant and ``container`` a
+        tuple or list of known constants (``name in ("numpy", "numba")``) or a known
+        string (a substring test), else None."""
+        values = {_literal(a) for a in self.constants(value)}
+        if not values or None in values:
+            return None
+        texts = {a.text for a in self.constants(container) if isinstance(a, Str)}
+        if texts and len(texts) == len(container) == len(values) == 1:
+            text, (kind, item) = texts.pop(), values.pop()
+            return item in text if kind == "str" else None
+        items = self.known_items(container)
+        if items is None:
+            return None
+        members = set()
+        for item in items:
+            literals = {_literal(a) for a in self.constants(item)}
+            if len(literals) != 1 or None in literals:
+                return None
+            members |= literals
+        found = {v in members for v in values}
+        return found.pop() if len(found) == 1 else None
 
     def passed_something(self, atom: object) -> bool:
         """A parameter the caller certainly passed something (not None) for."""
@@ -524,6 +567,19 @@ def autodiff_kind(atom: object) -> bool | None:
         return atom.dev.is_autodiff
     if isinstance(atom, Str) and atom.text in dispatch.DEVICE_STRINGS:
         return dispatch.DEVICE_STRINGS[atom.text][0] == "autodiff"
+    return None
+
+
+def _device_of(node: cst.BaseExpression, state: State) -> cst.Name | None:
+    """``t`` when ``node`` is ``t.device`` of a local name that holds tensors (or a
+    parameter): a test of a tensor's device narrows the tensor (``t.device.is_capture``,
+    ``isinstance(t.device, Capture)``); an object's ``device`` field is narrowed itself."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "device" and isinstance(
+            node.value, cst.Name) and node.value.value in state.env:
+        held = state.env[node.value.value]
+        if any(isinstance(a, (Ten, Sym)) for a in held) and all(
+                isinstance(a, (Ten, Sym, Unknown)) for a in held):
+            return node.value
     return None
 
 

@@ -135,8 +135,10 @@ class Containers:
         for atom in content:
             if isinstance(atom, Box):
                 self.via_boxes.setdefault(atom, entered)
-        return Value({a: t.then(entered) if t is not None else Trace(entered)
-                      for a, t in content.items()})
+        # the items of a tuple held there too (`[(k, v) for k, v in vars(self).items()]`)
+        return Value({Tup(tuple(item.map_traces(entered) for item in a.items))
+                      if isinstance(a, Tup) else a: t.then(entered) if t is not None
+                      else Trace(entered) for a, t in content.items()})
 
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
@@ -428,6 +430,12 @@ class Containers:
         if len(value) != 1:
             return None
         atom = next(iter(value))
+        if isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj:
+            # the caller's tuple or list of names (see CallModel._context)
+            passed = self.param_context.get(atom.param)
+            if passed is None or len(passed) != 1 or not isinstance(next(iter(passed)), Tup):
+                return None
+            atom = next(iter(passed))
         if isinstance(atom, Tup):
             items = atom.items
         elif isinstance(atom, Box):

@@ -155,6 +155,8 @@ class Expressions:
             return self.project_sym(atom, trace, proj)
         if isinstance(atom, Inst):
             return self.program.instance_attribute(atom, name, self, node)
+        if isinstance(atom, Box) and atom.kind == "ns":  # `types.SimpleNamespace(...)`
+            return self.item(Value.of(atom, trace), name, node)
         if isinstance(atom, Cls):
             return self.program.class_attribute(atom, name, self)
         if isinstance(atom, Traced):

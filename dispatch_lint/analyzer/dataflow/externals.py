@@ -30,6 +30,10 @@ from dispatch_lint.analyzer.values import (
     narrow_not_capture,
 )
 
+#: Classes whose instances are attribute bags made from keywords: a namespace's attributes
+#: are kept as the items of a container (kind "ns") under their names.
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
 #: Functions that never return normally: code after their call is dead.
 _NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})
 
@@ -92,7 +96,8 @@ class ExternalCalls:
             if name in ("max", "min") and args:
                 return self.elements(args[0]).filter(is_tensorish) or Value.of(UNKNOWN)
             if name == "getattr" and len(args) >= 2:
-                names = [a.text for a in args[1] if isinstance(a, Str)]
+                # a name the caller passed counts too (`getattr(dispatch, name)()`)
+                names = [a.text for a in self.constants(args[1]) if isinstance(a, Str)]
                 if len(names) == 1:
                     return self.attribute(args[0], names[0], node)
             if name == "setattr" and len(args) == 3:
@@ -122,6 +127,12 @@ class ExternalCalls:
             for index, value in enumerate(args):
                 self.store_item(Value.of(box), index, value)
             return Value.of(box)
+        if qualname in _NAMESPACES and not args:
+            # `types.SimpleNamespace(**cfg)`: an object whose attributes are the keywords
+            made = self.filled_box("ns", node, sorted(kwargs.items()))
+            for box in made:
+                self.program.literal_keys.setdefault(box.site, set()).update(kwargs)
+            return made
         if qualname == "dataclasses.replace" and args:
             return self.replaced_instance(args[0], kwargs, node)
         if qualname == "functools.partial" and args:
@@ -188,11 +199,13 @@ class ExternalCalls:
             keyed.append((name, key[0].items[1]))
         else:
             if pairs is not None:
-                made = self.filled_box("dict", node, keyed + sorted(kwargs.items()))
+                # a keyword replaces the pair of the same key (`dict(raw, device="numba")`)
+                entries = list({**dict(keyed), **kwargs}.items())
+                made = self.filled_box("dict", node, entries)
                 # it certainly holds each key it was made with, as a literal does
                 for box in made:
                     self.program.literal_keys.setdefault(box.site, set()).update(
-                        name for name, _ in keyed + sorted(kwargs.items()))
+                        name for name, _ in entries)
                 return made
         content = join_all(kwargs.values())
         for arg in args[:1]:

@@ -78,8 +78,13 @@ class Patterns:
             if owner is not None:
                 entry.env[owner] = owned.filter(
                     lambda a: not isinstance(a, Ten) or tests.get(a.dev) is not False)
-                if self.plain_device_pattern(case.pattern, state):
+                kinds = self.device_class_kinds(case.pattern, state)
+                if kinds and kinds <= {"numpy", "numba"}:
                     entry.env[owner] = narrow_not_capture(entry.env[owner])  # a parameter
+                elif kinds == {"capture"}:
+                    entry.env[owner] = narrow_capture(entry.env[owner])
+                elif kinds == {"autodiff"}:
+                    entry.env[owner] = self.only_autodiff(entry.env[owner], True)
             self.bind_pattern(case.pattern, matched, entry)
             if case.guard is not None:
                 entry, _ = self.condition(case.guard, entry)
@@ -92,6 +97,12 @@ class Patterns:
                 if owner is not None:
                     owned = owned.filter(
                         lambda a: not isinstance(a, Ten) or tests.get(a.dev) is not True)
+                    # a parameter's tensors: the later cases see those on other devices
+                    kinds = self.device_class_kinds(case.pattern, state)
+                    if kinds == {"capture"}:
+                        owned = narrow_not_capture(owned)
+                    elif kinds == {"autodiff"}:
+                        owned = self.only_autodiff(owned, False)
                 if not remaining:
                     rest = None
                 elif narrowable or owner is not None:
@@ -103,20 +114,24 @@ class Patterns:
         outs.append(rest)
         return join_states(outs)
 
-    def plain_device_pattern(self, pattern: cst.MatchPattern, state: State) -> bool:
-        """Whether ``pattern`` matches only plain devices (``NumPy()``, ``Numba()``): a
-        tensor whose device matches it is no capture tensor."""
+    def device_class_kinds(self, pattern: cst.MatchPattern, state: State
+                           ) -> frozenset[str] | None:
+        """The device kinds ``pattern`` matches when it is made of the runtime's device
+        classes only (``NumPy() | Numba()``, ``Capture()``, ``Autodiff()``), else None: a
+        tensor whose device matches ``Capture()`` is a capture tensor, ``NumPy()`` none."""
         if isinstance(pattern, cst.MatchAs):
-            return pattern.pattern is not None and self.plain_device_pattern(pattern.pattern,
-                                                                             state)
+            return None if pattern.pattern is None else self.device_class_kinds(
+                pattern.pattern, state)
         if isinstance(pattern, cst.MatchOr):
-            return all(self.plain_device_pattern(p.pattern, state) for p in pattern.patterns)
-        if not isinstance(pattern, cst.MatchClass):
-            return False
-        classes = self.eval_quiet(pattern.cls, state)
-        return bool(classes) and all(
-            isinstance(c, Ref) and _RUNTIME_CLASSES.get(model.runtime_name(c.qualname) or "")
-            in ("numpy", "numba") for c in classes)
+            parts = [self.device_class_kinds(p.pattern, state) for p in pattern.patterns]
+            return None if None in parts else frozenset().union(*parts)  # type: ignore[misc]
+        if not isinstance(pattern, cst.MatchClass) or pattern.patterns or pattern.kwds:
+            return None
+        kinds = {_RUNTIME_CLASSES.get(model.runtime_name(c.qualname) or "")
+                 if isinstance(c, Ref) else None for c in self.eval_quiet(pattern.cls, state)}
+        if not kinds or kinds & {None, "tensor"}:
+            return None
+        return frozenset(kinds)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------------ verdicts
 

@@ -398,7 +398,13 @@ class Statements:
     def stmt_FunctionDef(self, stmt: cst.FunctionDef, state: State) -> State:
         info = self.program.define_function(stmt, self, state)
         if info.kind != "setter":  # a property's setter keeps the property under its name
-            value = self.decorate(stmt, self.program.function_value(info), state)
+            value = self.program.function_value(info)
+            if stmt.decorators:
+                # a decorator gets the closure with its free names' current values (a
+                # registering one keeps it); returned as it is, the name reads them later
+                fresh = self.fresh_closures(value, state)
+                decorated = self.decorate(stmt, fresh, state)
+                value = value if decorated == fresh else decorated
             self.set_name(stmt.name.value, value, state)
         if info.transforms:
             # a decorated function is traced at its every call: check it as traced now
@@ -408,6 +414,10 @@ class Statements:
 
     def stmt_ClassDef(self, stmt: cst.ClassDef, state: State) -> State:
         info = self.program.define_class(stmt, self, state)
+        hook = self.program.find_method(info.key, "__init_subclass__", skip_self=True)
+        if hook is not None:
+            # a base's __init_subclass__ runs for the new class (a registry by subclassing)
+            self.program.apply(hook, self, Value.of(Cls(info.key)), (), {}, stmt)
         self.set_name(stmt.name.value, self.decorate(stmt, Value.of(Cls(info.key)), state),
                       state)
         return state
