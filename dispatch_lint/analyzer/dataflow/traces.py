@@ -666,23 +666,28 @@ class TraceCalls:
 
     # ------------------------------------------------------------------ values
 
-    def traced_part(self, value: Value, depth: int = 0, items: bool = True) -> Value:
+    def traced_part(self, value: Value, depth: int = 0, items: bool = True,
+                    made: bool = False) -> Value:
         """The tracers ``value`` holds, itself or in its items (and the parameters that may be
         tracers, as such); without ``items`` only those it is itself (what an array method
-        of it gives: a dict's ``.get`` is none)."""
+        of it gives: a dict's ``.get`` is none). ``made``: for what the framework computes
+        from it, beside the trace's own tracer (the ``made`` projection: inside a trace, an
+        argument without tracers adds nothing to the result, which is that tracer)."""
         out = EMPTY
+        proj = "array" if not items else "made" if made else "traced"
         for atom, trace in value.items():
             if isinstance(atom, Traced):
                 out = out.join(Value.of(atom, trace))
             elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "traced" if items else "array"))
+                out = out.join(self.project_sym(atom, trace, proj))
             elif not items or depth >= 2:
                 continue
             elif isinstance(atom, Tup):
                 for item in atom.items:
-                    out = out.join(self.traced_part(item, depth + 1))
+                    out = out.join(self.traced_part(item, depth + 1, made=made))
             elif isinstance(atom, Box):
-                out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1))
+                out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1,
+                                                made=made))
         return out
 
     def untraced(self, value: Value) -> Value:
@@ -702,7 +707,7 @@ class TraceCalls:
         arguments' tracers, else made there), outside one a concrete value."""
         out = EMPTY
         for value in (*args, *kwargs.values()):
-            out = out.join(self.traced_part(value))
+            out = out.join(self.traced_part(value, made=True))
         if not any(isinstance(a, Traced) for a in out):
             out = out.join(self.ambient())
         return out or Value.of(UNKNOWN)
@@ -712,7 +717,7 @@ class TraceCalls:
         """A framework result: the arguments' tracers, or a tracer the trace makes here."""
         out = EMPTY
         for value in (*args, *kwargs.values()):
-            out = out.join(self.traced_part(value))
+            out = out.join(self.traced_part(value, made=True))
         if not any(isinstance(a, Traced) for a in out):
             ambient = self.ambient()
             if ambient:
