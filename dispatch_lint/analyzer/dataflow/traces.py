@@ -1055,9 +1055,15 @@ class TraceCalls:
                 self.emit("subscript", (obj, found), detail, node, sink)
 
     def check_membership(self, left: Value, right: Value, node: cst.CSTNode) -> None:
-        """``t in [...]``: each comparison's truth is read."""
-        found = self.flat_traced((left,)).join(right.filter(
-            lambda a: isinstance(a, (Traced, Sym))))
+        """``t in [...]``: each comparison's truth is read; so is ``0.5 in t`` (a number,
+        or a key the caller passes, compared with each element of a traced array), where a
+        key that is no number tests a pytree's keys, which stay concrete in a trace (``"w"
+        in params``, a name read from a dict; against an array a string is a TypeError,
+        traced or not: checked with jax 0.10.2)."""
+        found = self.flat_traced((left,))
+        if any(isinstance(a, Const) and isinstance(a.value, (int, float, complex))
+               or isinstance(a, Sym) and not a.proj for a in self.constants(left)):
+            found = found.join(right.filter(lambda a: isinstance(a, (Traced, Sym))))
         if found and any(isinstance(a, (Box, Tup, Traced, Sym)) for a in right):
             self.emit("concretize", (found,), "condition", node,
                       "compared as a condition: `{code}`")
