@@ -66,6 +66,13 @@ JUDGED: dict[tuple[str, str, int, str], str] = {
         "scan's traced step, value[i], which raises TracerArrayConversionError (NumPy "
         "converts the index); a jax array works"
     ),
+    ("numpyro", "numpyro/handlers.py", 981, "DL003"): (
+        "real bug, the one of scan.py:64 reported where substitute.process_message calls "
+        "the scan's _subs_wrapper partial with its traced step i: shown by numpyro 0.22.0 on "
+        "jax 0.10.2, a Python list substituted for a scanned site (handlers.substitute(model, "
+        "data={'x': [1.0, 2.0, 3.0]}) around scan(transition, 0.0, None, length=3)) is "
+        "indexed by the traced step, value[i], which raises TracerIntegerConversionError"
+    ),
 }
 
 

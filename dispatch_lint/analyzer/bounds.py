@@ -8,6 +8,7 @@ sees at once what the analysis gives up and where. Past a bound, values widen to
 from __future__ import annotations
 
 __all__ = [
+    "MAX_ASSUMED",
     "MAX_CONTEXTS",
     "MAX_DEEP_ROUNDS",
     "MAX_INSTANCE_SITES",
@@ -50,6 +51,9 @@ MAX_PROJECTION = 4
 #: Events and effects a summary keeps for its callers; generic code that passes parameters
 #: everywhere would otherwise carry every callee's sinks up the whole call graph.
 MAX_PENDING = 64
+#: The caller's values one path may assume no tracer (State.assumed); past it, further tests
+#: prune no path at a call (a finding may be kept that the call could not reach).
+MAX_ASSUMED = 4
 #: Tuples nested deeper than this are summarised as unknown.
 MAX_TUPLE_DEPTH = 3
 

@@ -58,6 +58,9 @@ class Event:
     #: the sinks (their nodes' ids) every path to this one passed before it: when one of
     #: them raises at a call, this one is never reached there
     after: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+    #: values of the caller's that every path to this sink found no tracer (State.assumed):
+    #: at a call where one of them is certainly a tracer, the sink is never reached
+    assumes: frozenset[Value] = field(default=frozenset(), compare=False, repr=False)
 
 
 #: Stands in a ``Hit.what`` for the sink step's own words ("read by `t.item()`"): the

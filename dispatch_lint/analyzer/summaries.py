@@ -37,6 +37,7 @@ from dispatch_lint.analyzer.values import (
     TracedFunction,
     Tup,
     Value,
+    certainly_traced,
     join_all,
     narrow_not_capture,
     site_owners,
@@ -83,7 +84,10 @@ class Caller(Protocol):
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value: ...
 
     def only_autodiff(self, value: Value, autodiff: bool) -> Value: ...
-    def traced_part(self, value: Value) -> Value: ...
+    def traced_part(self, value: Value, depth: int = 0, items: bool = True,
+                    made: bool = False) -> Value: ...
+
+    def ambient(self) -> Value: ...
 
     def untraced(self, value: Value) -> Value: ...
 
@@ -139,7 +143,7 @@ class Summary:
     def signature(self) -> tuple[object, ...]:
         return (
             self.ret,
-            frozenset((e.kind, id(e.sink.node), e.values) for e in self.events),
+            frozenset((e.kind, id(e.sink.node), e.values, e.assumes) for e in self.events),
             frozenset(self.effects),
             self.returns_normally,
             self.guard,
@@ -341,6 +345,8 @@ class Substitution:
                 continue
             run.work += len(value)  # each step reads the attribute or items of every atom
             value = project(run, value, proj, self.node)
+            if not value:
+                break  # no tracer found to be none: a value of a path not taken here
         if atom.real:
             value = narrow_not_capture(value)
         self.makers[atom] = None if supplied else maker
@@ -393,10 +399,17 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return out or Value.of(UNKNOWN)
     if proj == "traced":
         return run.traced_part(value) or Value.of(UNKNOWN)
+    if proj == "made":
+        # a framework result of it: inside a trace, the trace's tracer stands beside it
+        # (the callee's ambient one), so a value without tracers adds nothing
+        return run.traced_part(value, made=True) or (EMPTY if run.ambient() else
+                                                     Value.of(UNKNOWN))
     if proj == "array":
         return run.traced_part(value, items=False) or Value.of(UNKNOWN)
     if proj == "untraced":
-        return run.untraced(value)
+        # the caller's value where a test found it no tracer: none, if it certainly is one
+        # (the path that tested it is not taken in this call)
+        return EMPTY if certainly_traced(value) else run.untraced(value)
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":

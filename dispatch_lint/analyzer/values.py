@@ -56,6 +56,8 @@ __all__ = [
     "has_tensor",
     "is_tensorish",
     "is_traced",
+    "certainly_traced",
+    "either_assumed",
     "join_all",
     "limit_nesting",
     "site_owners",
@@ -742,6 +744,50 @@ def has_tensor(value: Value) -> bool:
 
 def is_traced(atom: object) -> bool:
     return isinstance(atom, Traced)
+
+
+def certainly_traced(value: Value) -> bool:
+    """Whether ``value`` is a tracer whatever it turns out to be: a type test against the
+    framework's tracer class cannot fail for it. Every atom is a tracer, or the tracers a
+    framework result takes from a parameter (the ``made`` projection: inside a trace those
+    are tracers or nothing, the trace's own tracer standing beside them)."""
+    traced = False
+    for atom in value:
+        if isinstance(atom, Traced):
+            traced = True
+        elif not (isinstance(atom, Sym) and atom.proj and (
+                atom.proj[-1] == "made" or _untraced_ambient(atom))):
+            return False
+    return traced
+
+
+#: Projections of a tracer that give tracers (its items, what it holds, a framework result).
+_KEEPS_TRACED = frozenset({"made", "traced", "array", "iter", "elem"})
+
+
+def _untraced_ambient(atom: Sym) -> bool:
+    """A tracer of the trace some function runs in, where a test found it no tracer: none
+    (that trace's tracers are tracers, and outside a trace there are none)."""
+    if atom.param != AMBIENT or "untraced" not in atom.proj:
+        return False
+    before = atom.proj[:atom.proj.index("untraced")]
+    return all(p in _KEEPS_TRACED or (isinstance(p, tuple) and p and p[0] == "item")
+               for p in before)
+
+
+def either_assumed(a: frozenset[Value], b: frozenset[Value], bound: int
+                   ) -> frozenset[Value]:
+    """What two ways to one place assumed no tracer (see ``State.assumed``), as one set:
+    the place is not reached when one of ``a`` and one of ``b`` are certainly tracers, which
+    their join says (a pair's join is certainly a tracer only if both are); past ``bound``
+    pairs, the join of all."""
+    if not a or not b:
+        return frozenset()
+    if a == b:
+        return a
+    if len(a) * len(b) <= bound:
+        return frozenset(x.join(y) for x in a for y in b)
+    return frozenset({join_all([*a, *b])})
 
 
 def narrow_not_capture(value: Value) -> Value:

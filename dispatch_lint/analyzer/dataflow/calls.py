@@ -48,6 +48,7 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Unknown,
     Value,
+    certainly_traced,
     enters_via,
     is_tensorish,
     join_all,
@@ -179,6 +180,10 @@ class Calls:
                                                                   node)) if objects else EMPTY
         if isinstance(atom, Ten):
             return EMPTY
+        if isinstance(atom, Traced):
+            model = self.program.traced_models.get(atom.framework)
+            if model is not None and name in model.same_kind_methods:
+                return EMPTY  # an array method: a tracer, and only that (traced_method)
         if isinstance(atom, Ref):
             return self.call_value(self.attribute_of(atom, trace, name, node), args, kwargs,
                                    node)
@@ -381,11 +386,18 @@ class CallModel:
         subst = Substitution(self, run, info, summary, bound, node)
         raised: set[int] = set()
         passed = run.path.passed if run.path is not None else frozenset()
+        assumed = run.path.assumed if run.path is not None else frozenset()
         for event in summary.events:
             if run.guards_caught and event.kind in GUARD_EVENTS:
                 continue  # the callee's guard raises into a handler of this run's
             if event.after & raised:
                 continue  # a sink before it on every path raises in this call
+            assumes = assumed
+            if event.assumes:
+                given = [subst.value(v) for v in event.assumes]
+                if any(certainly_traced(v) for v in given):
+                    continue  # its path found a tracer no tracer: not taken in this call
+                assumes = assumes | {v for v in given if any(isinstance(a, Sym) for a in v)}
             values = tuple(subst.value(v) for v in event.values)
             if event.kind == "escape_into":
                 # a traced function storing into a static argument: found where it stores,
@@ -396,7 +408,7 @@ class CallModel:
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor, via=event.via,
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
-                          after=event.after | passed)
+                          after=event.after | passed, assumes=assumes)
             found, deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on,
                                          born=subst.born_in(event.values),
                                          at_via=info.key if in_closure else None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dispatch_lint.analyzer.bounds import MAX_ASSUMED
 from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name, is_constant_false, is_constant_true
@@ -33,6 +34,7 @@ from dispatch_lint.analyzer.values import (
     Tup,
     Unknown,
     Value,
+    certainly_traced,
     has_tensor,
     narrow_capture,
     narrow_not_capture,
@@ -66,11 +68,29 @@ class Conditions:
         true_state = self.narrow(test, state.copy(), True)
         false_state = self.narrow(test, state.copy(), False)
         truth = self.truth(value)
+        if self.refuted(true_state):
+            true_state = None  # `not isinstance(t, Tracer)` of a tracer
+        if self.refuted(false_state):
+            false_state = None
         if truth is False or is_constant_false(test):
             true_state = None  # dead code: `if False:`, or a flag the caller passed
         if truth is True or is_constant_true(test):
             false_state = None
         return true_state, false_state
+
+    def assume(self, state: State, value: Value) -> None:
+        """The path of ``state`` found ``value`` no tracer: it is not taken if the value
+        certainly is one, here (:meth:`refuted`) or, for a caller's value, at each call
+        (events on the path carry the assumption, see ``Event.assumes``)."""
+        if len(state.assumed) < MAX_ASSUMED and (certainly_traced(value) or any(
+                isinstance(a, Sym) for a in value)):
+            state.assumed = state.assumed | {value}
+
+    def refuted(self, state: State | None) -> bool:
+        """Whether ``state``'s path assumed a value that certainly is a tracer no tracer (JAX
+        stages every result inside a trace: ``not isinstance(jnp.all(v), Tracer)`` is false
+        under ``jit``): the path is never taken. Only the caller's values stay assumed."""
+        return state is not None and any(certainly_traced(v) for v in state.assumed)
 
     def constants(self, value: Value) -> Value:
         """``value`` with this context's constant arguments in place of its parameters."""
@@ -136,9 +156,11 @@ class Conditions:
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
                 dataless = truth == polarity
                 if family == TRACED_TEST:
-                    # true: a tracer or a concrete array alike; false: no tracer
+                    # true: a tracer or a concrete array alike; false: no tracer, so the
+                    # path is not taken where the value certainly is one (see assume)
                     if not dataless:
                         state.env[name] = self.untraced(value)
+                        self.assume(state, value)
                 else:
                     state.env[name] = narrow_capture(value) if dataless else \
                         narrow_not_capture(value)

@@ -38,6 +38,12 @@ from dispatch_lint.analyzer.values import (
     join_all,
 )
 
+#: The projections that keep what is a tracer of a value (``traced``: also in its items;
+#: ``array``: only itself): after one, these keep the same (iterating a tracer, or what it
+#: holds, gives tracers of it).
+_TRACER_FILTERS = frozenset({"traced", "made", "array"})
+_TRACER_KEEPS = _TRACER_FILTERS | {"iter", "elem"}
+
 
 class Expressions:
     """The interpreter's expressions (calls and containers apart)."""
@@ -167,6 +173,11 @@ class Expressions:
         return Value.of(UNKNOWN)
 
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value:
+        last = atom.proj[-1] if atom.proj else None
+        if last == proj == "untraced" or (last in _TRACER_FILTERS and proj in _TRACER_KEEPS):
+            # what is (or is not) a tracer, filtered again or iterated (a tracer's items are
+            # tracers): the same
+            return Value.of(atom, trace)
         if len(atom.proj) >= MAX_PROJECTION:
             return Value.of(UNKNOWN)
         return Value.of(Sym(atom.param, (*atom.proj, proj), atom.real and proj not in (
@@ -229,8 +240,18 @@ class Expressions:
             self.emit("read", (left,), "condition", node.left,
                       "used as a condition: `{code}`")
         right_state = self.narrow(node.left, state.copy(), isinstance(node.operator, cst.And))
+        if self.refuted(right_state):
+            return left  # `not isinstance(t, Tracer) and ...` of a tracer
         diverged = self.diverged
-        right = self.eval(node.right, right_state)
+        # the sinks of the right side are reached on what the left side assumed
+        outer = self.path.assumed if self.path is not None else None
+        if self.path is not None:
+            self.path.assumed = outer | right_state.assumed
+        try:
+            right = self.eval(node.right, right_state)
+        finally:
+            if self.path is not None:
+                self.path.assumed = outer
         self.diverged = diverged  # `x or fail()`: the left side may decide alone
         return left.join(right)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_PENDING
+from dispatch_lint.analyzer.bounds import MAX_ASSUMED, MAX_PENDING
 from dispatch_lint.analyzer.dataflow.calls import GUARD_EVENTS, Calls
 from dispatch_lint.analyzer.dataflow.classes import Instances
 from dispatch_lint.analyzer.dataflow.conditions import Conditions
@@ -49,6 +49,7 @@ from dispatch_lint.analyzer.values import (
     Sym,
     Tup,
     Value,
+    either_assumed,
     enters_via,
     limit_nesting,
 )
@@ -199,7 +200,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
                       frames=((self.owner, self.file, node, self.anchor),),
-                      after=self.path.passed if self.path is not None else frozenset())
+                      after=self.path.passed if self.path is not None else frozenset(),
+                      assumes=self.path.assumed if self.path is not None else frozenset())
         found, deferred = self.program.judge(event, fresh=None, defer=receiver)
         if found and self.trace is not None:
             self.note_raised(event)
@@ -260,9 +262,13 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
                 self.pending[key] = event
         elif old.values != event.values:
             values = tuple(a.join(b) for a, b in zip(old.values, event.values))
-            self.pending[key] = replace(old, values=values, after=old.after & event.after)
-        elif old.after != event.after:
-            self.pending[key] = replace(old, after=old.after & event.after)
+            self.pending[key] = replace(old, values=values, after=old.after & event.after,
+                                        assumes=either_assumed(old.assumes, event.assumes,
+                                                               MAX_ASSUMED))
+        elif old.after != event.after or old.assumes != event.assumes:
+            self.pending[key] = replace(old, after=old.after & event.after,
+                                        assumes=either_assumed(old.assumes, event.assumes,
+                                                               MAX_ASSUMED))
 
     def lookup(self, name: str, state: State, node: cst.CSTNode) -> Value:
         if name in _CONSTANT_VALUES:

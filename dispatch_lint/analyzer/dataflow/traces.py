@@ -666,23 +666,28 @@ class TraceCalls:
 
     # ------------------------------------------------------------------ values
 
-    def traced_part(self, value: Value, depth: int = 0, items: bool = True) -> Value:
+    def traced_part(self, value: Value, depth: int = 0, items: bool = True,
+                    made: bool = False) -> Value:
         """The tracers ``value`` holds, itself or in its items (and the parameters that may be
         tracers, as such); without ``items`` only those it is itself (what an array method
-        of it gives: a dict's ``.get`` is none)."""
+        of it gives: a dict's ``.get`` is none). ``made``: for what the framework computes
+        from it, beside the trace's own tracer (the ``made`` projection: inside a trace, an
+        argument without tracers adds nothing to the result, which is that tracer)."""
         out = EMPTY
+        proj = "array" if not items else "made" if made else "traced"
         for atom, trace in value.items():
             if isinstance(atom, Traced):
                 out = out.join(Value.of(atom, trace))
             elif isinstance(atom, Sym):
-                out = out.join(self.project_sym(atom, trace, "traced" if items else "array"))
+                out = out.join(self.project_sym(atom, trace, proj))
             elif not items or depth >= 2:
                 continue
             elif isinstance(atom, Tup):
                 for item in atom.items:
-                    out = out.join(self.traced_part(item, depth + 1))
+                    out = out.join(self.traced_part(item, depth + 1, made=made))
             elif isinstance(atom, Box):
-                out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1))
+                out = out.join(self.traced_part(self.program.box_item(atom, None), depth + 1,
+                                                made=made))
         return out
 
     def untraced(self, value: Value) -> Value:
@@ -702,7 +707,7 @@ class TraceCalls:
         arguments' tracers, else made there), outside one a concrete value."""
         out = EMPTY
         for value in (*args, *kwargs.values()):
-            out = out.join(self.traced_part(value))
+            out = out.join(self.traced_part(value, made=True))
         if not any(isinstance(a, Traced) for a in out):
             out = out.join(self.ambient())
         return out or Value.of(UNKNOWN)
@@ -712,7 +717,7 @@ class TraceCalls:
         """A framework result: the arguments' tracers, or a tracer the trace makes here."""
         out = EMPTY
         for value in (*args, *kwargs.values()):
-            out = out.join(self.traced_part(value))
+            out = out.join(self.traced_part(value, made=True))
         if not any(isinstance(a, Traced) for a in out):
             ambient = self.ambient()
             if ambient:
@@ -1050,9 +1055,15 @@ class TraceCalls:
                 self.emit("subscript", (obj, found), detail, node, sink)
 
     def check_membership(self, left: Value, right: Value, node: cst.CSTNode) -> None:
-        """``t in [...]``: each comparison's truth is read."""
-        found = self.flat_traced((left,)).join(right.filter(
-            lambda a: isinstance(a, (Traced, Sym))))
+        """``t in [...]``: each comparison's truth is read; so is ``0.5 in t`` (a number,
+        or a key the caller passes, compared with each element of a traced array), where a
+        key that is no number tests a pytree's keys, which stay concrete in a trace (``"w"
+        in params``, a name read from a dict; against an array a string is a TypeError,
+        traced or not: checked with jax 0.10.2)."""
+        found = self.flat_traced((left,))
+        if any(isinstance(a, Const) and isinstance(a.value, (int, float, complex))
+               or isinstance(a, Sym) and not a.proj for a in self.constants(left)):
+            found = found.join(right.filter(lambda a: isinstance(a, (Traced, Sym))))
         if found and any(isinstance(a, (Box, Tup, Traced, Sym)) for a in right):
             self.emit("concretize", (found,), "condition", node,
                       "compared as a condition: `{code}`")
