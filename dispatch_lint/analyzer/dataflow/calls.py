@@ -513,7 +513,7 @@ class CallModel:
 
     def _holds_flags(self, atom: object) -> bool:
         """A dict with a constant under a constant key: such flags decide branches too."""
-        if not (isinstance(atom, Box) and atom.kind == "dict"):
+        if not (isinstance(atom, Box) and atom.kind in ("dict", "ns")):
             return False
         for key in self.box_keys(atom):
             held = self.box_item(atom, key)

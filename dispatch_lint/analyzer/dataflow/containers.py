@@ -537,6 +537,8 @@ class Containers:
     def box_method(self, box: Box, name: str, args: tuple[Value, ...],
                    kwargs: dict[str, Value], node: cst.Call) -> Value:
         """A method of a container the analysis made: what it stores and what it gives."""
+        if box.kind == "parser":
+            return self.parser_method(box, name, args, kwargs, node)
         target = Value.of(box)
         key = self.constant_key(args[0]) if args else None
         step = self.step(node, "added to a container: `{code}`")

@@ -21,6 +21,7 @@ from dispatch_lint.analyzer.values import (
     Partial,
     Ref,
     Str,
+    Trace,
     Tup,
     Value,
     has_tensor,
@@ -43,6 +44,13 @@ _NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "bu
 _OPERATOR_FUNCTIONS = {f"operator.{name}": symbol for name, symbol in (
     ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("matmul", "@"),
     ("pow", "**"), ("iadd", "+"), ("imul", "*"), ("isub", "-"))}
+
+#: Reads of an environment variable with a default: ``os.environ.get(name, default)``.
+_ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
+
+#: ArgumentParser methods that read a command line into a namespace.
+_PARSE_METHODS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args",
+                            "parse_known_intermixed_args"})
 
 _AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure_future",
                            "asyncio.wait_for", "asyncio.shield"})
@@ -127,6 +135,12 @@ class ExternalCalls:
             for index, value in enumerate(args):
                 self.store_item(Value.of(box), index, value)
             return Value.of(box)
+        if qualname in _ENVIRONMENT_READS and len(args) > 1:
+            # `os.environ.get("DEVICE", "numba")`: the default when the variable is not set,
+            # else what the environment holds (unknown)
+            return args[1].join(Value.of(UNKNOWN))
+        if qualname == "argparse.ArgumentParser":
+            return Value.of(self.new_box("parser", node))
         if qualname in _NAMESPACES and not args:
             # `types.SimpleNamespace(**cfg)`: an object whose attributes are the keywords
             made = self.filled_box("ns", node, sorted(kwargs.items()))
@@ -143,6 +157,64 @@ class ExternalCalls:
         if qualname == "functools.reduce" and len(args) > 1:
             return self.fold(args[0], args[1], args[2] if len(args) > 2 else None, node)
         return Value.of(UNKNOWN)
+
+    def parser_method(self, box: Box, name: str, args: tuple[Value, ...],
+                      kwargs: dict[str, Value], node: cst.Call) -> Value:
+        """A method of an ``argparse.ArgumentParser``: each option is kept under its
+        destination as what the program may see, its default joined with what a command
+        line may give (one of its ``choices``, else an unknown value); ``parse_args()``
+        gives a namespace holding them. Sub-parsers and groups are the parser itself."""
+        target = Value.of(box)
+        if name == "add_argument":
+            dest = _option_dest(args, kwargs)
+            if dest is not None:
+                self.store_item(target, dest, self.option_value(dest, args, kwargs, node))
+            return Value.of(UNKNOWN)
+        if name == "set_defaults":
+            held = set(self.program.box_keys(box) or ())
+            for key, value in kwargs.items():
+                # sub-commands share the parser: each one's default may be the one seen
+                old = self.box_content(box, key) if key in held else EMPTY
+                self.store_item(target, key, old.join(value))
+            return Value.of(Const(None))
+        if name in ("add_subparsers", "add_parser", "add_argument_group",
+                    "add_mutually_exclusive_group"):
+            return target
+        if name in _PARSE_METHODS:
+            keys = sorted(k for k in self.program.box_keys(box) or () if isinstance(k, str))
+            made = self.filled_box("ns", node, [(k, self.box_content(box, k)) for k in keys])
+            for ns in made:
+                self.program.literal_keys.setdefault(ns.site, set()).update(keys)
+            if "known" in name:  # (namespace, the arguments it did not know)
+                return Value.of(Tup((made, self.box_of("list", node, Value.of(UNKNOWN)))))
+            return made
+        return Value.of(UNKNOWN)
+
+    def option_value(self, dest: str, args: tuple[Value, ...], kwargs: dict[str, Value],
+                     node: cst.Call) -> Value:
+        """What ``args.<dest>`` may be: the option's default (None when it has none), or
+        what the command line gives (a flag's constant, one of its ``choices``; unknown,
+        which is never a device by itself, for an option with neither a constant default
+        nor choices)."""
+        step = self.step(node, f"option `{dest}` declared by `{{code}}`")
+        actions = {a.text for a in kwargs.get("action", EMPTY) if isinstance(a, Str)}
+        flags = {"store_true": (False, True), "store_false": (True, False)}
+        if actions and actions <= set(flags):
+            values = {v for action in actions for v in flags[action]}
+            return join_all(Value.of(Const(v), Trace(step)) for v in sorted(values))
+        positional = bool(args) and all(isinstance(a, Str) and not a.text.startswith("-")
+                                        for a in args[0])
+        default = kwargs.get("default")
+        if default is None:
+            default = EMPTY if positional else Value.of(Const(None))
+        given = self.elements(kwargs["choices"]) if "choices" in kwargs else EMPTY
+        if "const" in kwargs:
+            given = given.join(kwargs["const"])
+        if not given and not (default and all(isinstance(a, (Const, Str)) for a in default)):
+            given = Value.of(UNKNOWN)
+        # a constant default stands for what the command line may give besides its choices:
+        # flags like it decide branches in the functions the namespace is passed to
+        return default.join(given).map_traces(step)
 
     def replaced_instance(self, obj: Value, changes: dict[str, Value], node: cst.Call
                           ) -> Value:
@@ -268,3 +340,16 @@ class ExternalCalls:
                                                            node))
         return accumulator
 
+
+
+def _option_dest(args: tuple[Value, ...], kwargs: dict[str, Value]) -> str | None:
+    """The attribute ``add_argument(*flags, dest=...)`` sets: ``dest``, else the first long
+    flag (else the first flag) without its dashes, dashes inside made underscores."""
+    dest = [a.text for a in kwargs.get("dest", EMPTY) if isinstance(a, Str)]
+    if len(dest) == 1:
+        return dest[0]
+    flags = [a.text for value in args for a in value if isinstance(a, Str)]
+    if not flags or len(flags) != len(args):
+        return None
+    long = [f for f in flags if f.startswith("--")]
+    return (long or flags)[0].lstrip("-").replace("-", "_") or None
