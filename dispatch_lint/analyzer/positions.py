@@ -5,11 +5,7 @@ Resolving positions for every file (libcst's ``PositionProvider`` through a
 does not need positions at all; only the few nodes a diagnostic or a trace step points at do.
 
 :class:`AnchorPositions` positions such a node through its *anchor*: the statement the
-analysis was running when it met the node. Most nodes traces point at (calls, names,
-attributes, operations, small statements, a def's parameter names) need no code generation
-at all: inside a small statement, the i-th call of libcst's tree is the i-th call of its
-CPython ``ast`` twin, whose positions are known (see ``_TWINS``; counted per kind, used only
-where both sides have as many). For the others, only the anchor's own code is generated, with
+analysis was running when it met the node. Only the anchor's own code is generated, with
 position recording, then shifted to where the anchor sits in the file. Where is found
 without parsing again when the anchor's code occurs exactly once in the source (most
 statements); else CPython's ``ast`` (parsed once per file, a fraction of a libcst parse)
@@ -25,7 +21,6 @@ A node's position also gives its text: messages cut a node's code from the sourc
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 import warnings
 from collections.abc import Iterator, Sequence
@@ -327,80 +322,6 @@ def _parameter_pieces(params: cst.Parameters, args: ast.arguments) -> Iterator[_
             yield param.default, default, None
 
 
-# ---------------------------------------------------------------------- counted twins
-
-#: libcst node classes whose nodes are, inside one small statement, exactly the ``ast`` nodes
-#: of these classes, in the same order: the i-th of one is the i-th of the other (the names
-#: that are no ``ast.Name``, an attribute's or a keyword's, are left out; should any other
-#: kind differ, the counts do, which the pairing checks).
-_TWINS: dict[type[cst.CSTNode], tuple[type[ast.AST], ...]] = {
-    cst.Call: (ast.Call,),
-    cst.Name: (ast.Name,),
-    cst.Attribute: (ast.Attribute,),
-    cst.Subscript: (ast.Subscript,),
-    cst.BinaryOperation: (ast.BinOp,),
-    cst.Comparison: (ast.Compare,),
-    cst.UnaryOperation: (ast.UnaryOp,),
-    cst.Await: (ast.Await,),
-    cst.Yield: (ast.Yield, ast.YieldFrom),
-}
-_AST_KINDS = {kind: cst_kind for cst_kind, kinds in _TWINS.items() for kind in kinds}
-
-#: the fields visited where declaration order is not the source's, or where a field holds
-#: a name that is no ``ast.Name`` (`x.attr`, `f(key=v)`, `lambda a: a`)
-_LEXICAL_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {
-    cst.IfExp: ("body", "test", "orelse"),
-    cst.Arg: ("value",),
-    cst.Attribute: ("value",),
-    cst.Param: ("annotation", "default"),
-}
-
-#: what makes CPython's positions differ from the code libcst holds (f-strings: CPython 3.11
-#: places their expressions by parsing them again; string concatenations), and statements
-#: whose names are no ``ast.Name``
-_NOT_COUNTED = (cst.FormattedString, cst.ConcatenatedString, cst.Import, cst.ImportFrom,
-                cst.Global, cst.Nonlocal)
-
-
-def _in_source_order(statement: cst.CSTNode) -> dict[type[cst.CSTNode], list[cst.CSTNode]] | None:
-    """The nodes of the ``_TWINS`` classes inside ``statement`` by class, each list in the
-    order the source has them (outer before inner), or None when the statement holds
-    something counting cannot place."""
-    found: dict[type[cst.CSTNode], list[cst.CSTNode]] = {}
-    stack: list[object] = [statement]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is tuple or kind is list:
-            stack.extend(reversed(item))  # type: ignore[call-overload]
-            continue
-        if not isinstance(item, cst.CSTNode):
-            continue
-        if isinstance(item, _NOT_COUNTED):
-            return None
-        if kind in _TWINS:
-            found.setdefault(kind, []).append(item)
-        fields = _LEXICAL_FIELDS.get(kind) or _field_names(kind)
-        stack.extend(getattr(item, name) for name in reversed(fields))
-    return found
-
-
-def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
-    """Where an ast node starts, outer nodes (which end later) before the inner ones."""
-    return (node.lineno, node.col_offset,  # type: ignore[attr-defined]
-            -node.end_lineno, -node.end_col_offset)  # type: ignore[attr-defined, operator]
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(kind: type) -> tuple[str, ...]:
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    return names
-
-
 # ------------------------------------------------------------------------------ lookup
 
 
@@ -451,8 +372,6 @@ class AnchorPositions:
         self._decoded: str | None = None
         self._lines: list[str] | None = None
         self._anchors: dict[cst.CSTNode, list[_Placed]] = {}
-        #: per small statement: what counting its nodes against its ast twin placed
-        self._counts: dict[cst.CSTNode, dict[cst.CSTNode, Span]] = {}
         self._whole: _Placed | None = None
         self._line_offsets: list[int] | None = None
 
@@ -467,10 +386,6 @@ class AnchorPositions:
 
     def span(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None) -> Span | None:
         """:meth:`position` as a plain tuple (start line, column, end line, end column)."""
-        if anchor is not None and (type(node) in _TWINS or node is anchor):
-            counted = self._counted(anchor).get(node)
-            if counted is not None:
-                return counted
         for placed in self._placed(anchor):
             span = placed.shifted(placed.spans.get(node))
             if span is not None:
@@ -493,11 +408,6 @@ class AnchorPositions:
 
     def code_span(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None) -> Span | None:
         """Where the text :meth:`code` returns is (lines 1-based, columns 0-based)."""
-        if anchor is not None and type(node) in _TWINS and not getattr(node, "lpar", None):
-            # Without parentheses, these nodes' code is their syntactic range.
-            counted = self._counted(anchor).get(node)
-            if counted is not None:
-                return counted
         for placed in self._placed(anchor):
             span = placed.shifted(placed.generated.code_spans.get(node))
             if span is not None:
@@ -513,72 +423,14 @@ class AnchorPositions:
         return offsets[line - 1] + column
 
     def anchor_positions(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, CodeRange]:
-        """Positions of all the nodes inside ``anchor`` that could be placed through ``ast``
-        (as :meth:`position` finds them: counted first)."""
+        """Positions of all the nodes inside ``anchor`` that could be placed through ``ast``."""
         out: dict[cst.CSTNode, CodeRange] = {}
         for placed in self._pieces(anchor):
             for node in placed.spans:
                 where = placed.get(node)
                 if where is not None:
                     out[node] = where
-        out.update((node, _code_range(span)) for node, span in self._counted(anchor).items())
         return out
-
-    def _counted(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, Span]:
-        """The spans of the nodes of a small statement placed by counting (see ``_TWINS``):
-        no code generation, only the ast the statement pairs with."""
-        known = self._counts.get(anchor)
-        if known is None:
-            known = self._counts[anchor] = self._count(anchor)
-        return known
-
-    def _count(self, anchor: cst.CSTNode) -> dict[cst.CSTNode, Span]:
-        if isinstance(anchor, cst.FunctionDef):
-            return self._parameter_names(anchor)
-        if not isinstance(anchor, cst.BaseSmallStatement):
-            return {}
-        pairs = self._pairing()
-        twin = pairs.get(anchor) if pairs is not None else None
-        if twin is None:
-            return {}
-        # A small statement's range is its twin's (checked over fixtures/ and rich).
-        spans: dict[cst.CSTNode, Span] = {anchor: self._twin_span(twin)}
-        ours = _in_source_order(anchor)
-        if not ours:
-            return spans
-        theirs: dict[type[cst.CSTNode], list[ast.AST]] = {}
-        for node in ast.walk(twin):  # type: ignore[arg-type]
-            kind = _AST_KINDS.get(type(node))
-            if kind in ours:
-                theirs.setdefault(kind, []).append(node)
-        for kind, nodes in ours.items():
-            twins = theirs.get(kind, [])
-            if len(twins) != len(nodes):
-                continue  # one side has some the other does not: no pairing by order
-            twins.sort(key=_source_order)
-            for node, where in zip(nodes, twins):
-                spans[node] = self._twin_span(where)
-        return spans
-
-    def _parameter_names(self, function: cst.FunctionDef) -> dict[cst.CSTNode, Span]:
-        """The names of a def's parameters (where traces through a function start): each
-        is the first token of its ``ast.arg``, which pairs with it by name."""
-        pairs = self._pairing()
-        twin = pairs.get(function) if pairs is not None else None
-        if twin is None:
-            return {}
-        spans: dict[cst.CSTNode, Span] = {}
-        for piece, arg, name in _parameter_pieces(function.params, twin.args):  # type: ignore
-            if isinstance(piece, cst.Name) and piece.value == name:
-                line = arg.lineno  # type: ignore[attr-defined]
-                column = self._column(line, arg.col_offset)  # type: ignore[attr-defined]
-                spans[piece] = (line, column, line, column + len(name))
-        return spans
-
-    def _twin_span(self, twin: ast.AST) -> Span:
-        line, end_line = twin.lineno, twin.end_lineno  # type: ignore[attr-defined]
-        return (line, self._column(line, twin.col_offset),  # type: ignore[attr-defined]
-                end_line, self._column(end_line, twin.end_col_offset))  # type: ignore
 
     def _placed(self, anchor: cst.CSTNode | None) -> Iterator[_Placed]:
         """The anchor's placed pieces, then the whole module (generated on first need)."""

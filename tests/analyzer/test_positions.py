@@ -230,42 +230,6 @@ def test_a_statement_whose_code_is_unique_needs_no_ast() -> None:
     assert positions.anchor_positions(anchor)[call] == node_positions(module)[call]
 
 
-def test_what_traces_point_at_is_placed_without_generating_code(monkeypatch) -> None:
-    # Calls, names, operations, statements and a def's parameter names are counted against
-    # their ast twins; the statements are repeated (not unique in the text) and hold
-    # non-ascii text and continuation lines.
-    body = (
-        "def step(model, *batch, scale: float = 1.0):\n"
-        '    label = "é→ü"; loss = model(batch[0], h(\n'
-        "        -scale)) + g(x) < y\n"
-        "    return (yield loss)\n"
-    )
-    source = body + body
-    module = cst.parse_module(source)
-    reference = node_positions(module)
-    wanted = [n for n in _walk(module)
-              if isinstance(n, (cst.Call, cst.BinaryOperation, cst.Comparison,
-                                cst.UnaryOperation, cst.Subscript, cst.Yield,
-                                cst.BaseSmallStatement))]
-    pairs = statement_pairs(module, ast.parse(source))
-    assert pairs is not None
-    anchors = {id(node): anchor for anchor in pairs for node in _walk(anchor)
-               if isinstance(anchor, cst.BaseSmallStatement)}
-    functions = [anchor for anchor in pairs if isinstance(anchor, cst.FunctionDef)]
-    positions = AnchorPositions(module, source)
-
-    def no_code_generation(*args: object, **kwargs: object) -> None:
-        raise AssertionError("code was generated")
-
-    monkeypatch.setattr("dispatch_lint.analyzer.positions._generate", no_code_generation)
-    for node in wanted:
-        assert positions.position(node, anchors[id(node)]) == reference[node]
-    for function in functions:
-        params = function.params
-        for param in (*params.params, params.star_arg, *params.kwonly_params):
-            assert positions.position(param.name, function) == reference[param.name]
-
-
 def test_a_node_without_anchor_and_a_foreign_node() -> None:
     source = "x = f(1)\n"
     module = cst.parse_module(source)
