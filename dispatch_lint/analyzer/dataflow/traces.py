@@ -35,6 +35,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
+from dispatch_lint.analyzer.facts import all_params
 from dispatch_lint.analyzer.values import (
     AMBIENT,
     EMPTY,
@@ -119,6 +120,24 @@ class Callee:
         takes none)."""
         receives = self.receiver is not None and self.info.kind != "staticmethod"
         return len(self.fixed) + receives
+
+
+def takes_positionally(callee: Callee, count: int) -> bool:
+    """Whether ``callee`` can be called with ``count`` positional arguments after those it
+    is given (its receiver, a partial's). When it cannot (more than its parameters and no
+    ``*args``, or fewer than those without a default), the call raises TypeError before the
+    function runs: ``lax.switch`` over a list holding a factory beside the branches it
+    makes does not trace the factory with the operands."""
+    info = callee.info
+    params = all_params(info.node.params)
+    fixed_names = {name for name, _ in callee.fixed_kwargs}
+    positional = [i for i, p in enumerate(info.params) if p.kind == "pos"]
+    given = callee.passed_before + count
+    if given > len(positional) and not any(p.kind == "star" for p in info.params):
+        return False
+    return all(params[i].default is not None or info.params[i].name in fixed_names
+               for i, p in enumerate(info.params)
+               if p.kind == "kwonly" or p.kind == "pos" and i in positional[given:])
 
 
 def _leafless(value: Value, depth: int = 0) -> bool:
@@ -556,6 +575,9 @@ class TraceModel:
             count = max(len(args) - body.operands, 0)
         for value in functions:
             for callee in self.callees(run, value):
+                if body.arguments is None and count is not None and not takes_positionally(
+                        callee, count):
+                    continue
                 info = callee.info
                 fixed_names = {name for name, _ in callee.fixed_kwargs}
                 positional = [i for i, p in enumerate(info.params) if p.kind == "pos"]
