@@ -398,13 +398,7 @@ class Statements:
     def stmt_FunctionDef(self, stmt: cst.FunctionDef, state: State) -> State:
         info = self.program.define_function(stmt, self, state)
         if info.kind != "setter":  # a property's setter keeps the property under its name
-            value = self.program.function_value(info)
-            if stmt.decorators:
-                # a decorator gets the closure with its free names' current values (a
-                # registering one keeps it); returned as it is, the name reads them later
-                fresh = self.fresh_closures(value, state)
-                decorated = self.decorate(stmt, fresh, state)
-                value = value if decorated == fresh else decorated
+            value = self.decorate(stmt, self.program.function_value(info), state)
             self.set_name(stmt.name.value, value, state)
         if info.transforms:
             # a decorated function is traced at its every call: check it as traced now
