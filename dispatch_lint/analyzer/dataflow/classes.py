@@ -468,6 +468,8 @@ class Instances:
                     self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
+                if not initial:
+                    self._store_through_parameter(atom, name, value, state)
             elif isinstance(atom, Box) and atom.kind == "ns":  # a namespace's attribute
                 self.store_item(Value.of(atom), name, value)
             elif isinstance(atom, Ref) and isinstance(atom.key, tuple) and atom.key[0] == "module":
@@ -475,6 +477,20 @@ class Instances:
                     self.program.write(("g", atom.key[1], name), self.concrete_part(value))
                 else:
                     self.write_slot(("g", atom.key[1], name), value, state)
+
+    def _store_through_parameter(self, atom: Sym, name: str, value: Value,
+                                 state: State | None) -> None:
+        """``obj.name = value`` where ``obj`` is a parameter holding instances of the tree in
+        this calling context: the methods called on ``obj`` later on this path read the new
+        value (replacing the old one when ``obj`` is exactly one instance)."""
+        anchor = self.anchor if self.anchor is not None else cst.Pass()
+        instances = [a for a in self.objects_of(atom, anchor)
+                     if isinstance(a, Inst) and a.site is not None]
+        for inst in instances:
+            if len(instances) == 1:
+                self.write_slot(("attr", inst, name), value, state)
+            else:
+                self.add_to_view(("attr", inst, name), value, state)
 
     def call_method(self, inst: Inst, name: str, args: tuple[Value, ...],
                     kwargs: dict[str, Value], node: cst.CSTNode | None, receiver: Value) -> Value:
