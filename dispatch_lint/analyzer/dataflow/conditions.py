@@ -102,6 +102,11 @@ class Conditions:
                 self.param_context.get(atom.param)
                 if isinstance(atom, Sym) and atom.owner == self.owner else None
             )
+            if known is not None and not _reads_only(atom.proj):
+                # a conversion or operation (a device the callee makes of the caller's
+                # string) gives no constant; followed here it would report where the
+                # context is asked for, not where the conversion is
+                known = None
             if known is not None and atom.proj:
                 # a flag inside what the caller passed: `config["mode"]`, `options.export`
                 known = self.program.project_all(self, known, atom.proj, self.anchor or
@@ -624,3 +629,10 @@ def _is_narrowable(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) or (
         isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
     )
+
+
+def _reads_only(projections: tuple[object, ...]) -> bool:
+    """Whether a parameter's projections only read what the caller passed (attributes,
+    items, elements), with no conversion or operation among them."""
+    return all(isinstance(p, str) or (isinstance(p, tuple) and p[0] in ("item", "get", "getor"))
+               for p in projections)
