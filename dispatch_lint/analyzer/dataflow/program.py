@@ -812,10 +812,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 owners = {at_via}
             if None not in owners and len(owners) == 1:
                 owner = owners.pop()
-                for frame_owner, frame_file, frame_node, _ in event.frames:
-                    if frame_owner == owner:
-                        file, node = frame_file, frame_node
-                        break
+                # the function that made them, else (made by a helper it called, the tensor
+                # returned to it) the callee whose call this is: they were born under it
+                frames = [f for f in event.frames if f[0] == owner] or list(event.frames[-2:-1])
+                if frames:
+                    file, node = frames[0][1], frames[0][2]
             found = True
             key = (hit.rule, file, id(node))
             findings = self.unit_stack[-1].findings
