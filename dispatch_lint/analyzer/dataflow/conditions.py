@@ -453,9 +453,12 @@ class Conditions:
                 return index
         return None
 
-    def note_exit(self, state: State, value: cst.BaseExpression | None) -> None:
+    def note_exit(self, state: State, value: cst.BaseExpression | None,
+                  passes: bool = True) -> None:
         """A normal exit of the function (a ``return``, or its end): what its summary says
-        about guards and sanitized parameters holds only if it holds on every exit."""
+        about guards and sanitized parameters holds only if it holds on every exit (the
+        sinks it passed are noted here unless not ``passes``: a ``return`` notes them once
+        its value is evaluated)."""
         guard = self.return_guard(value, state) if value is not None else None
         self.exit_guards.add(guard)
         self.note_exit_view(state)
@@ -467,6 +470,13 @@ class Conditions:
                                 and not a.proj for a in held):
                     sanitized.add(index)
         self.sanitized = sanitized if self.sanitized is None else self.sanitized & sanitized
+        if passes:
+            self.note_passes(state)
+
+    def note_passes(self, state: State) -> None:
+        """A normal exit: the sinks on a caller's values it passed (see Summary.passes)."""
+        self.exit_passed = state.passed if self.exit_passed is None else \
+            self.exit_passed & state.passed
 
     def is_runtime_call(self, call: cst.Call, name: str, state: State) -> bool:
         if not self.program.dispatch_runtime:

@@ -776,6 +776,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), owner,
                        fresh=fresh,
                        returns_normally=end is not None or run.returned,
+                       passes=run.exit_passed or frozenset(),
                        guard=next(iter(guards)) if len(guards) == 1 else None,
                        sanitizes=frozenset(run.sanitized or ()),
                        view_out=tuple((slot, value, must) for slot, (value, must)
