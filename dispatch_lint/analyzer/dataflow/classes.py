@@ -482,7 +482,12 @@ class Instances:
                                  state: State | None) -> None:
         """``obj.name = value`` where ``obj`` is a parameter holding instances of the tree in
         this calling context: the methods called on ``obj`` later on this path read the new
-        value (replacing the old one when ``obj`` is exactly one instance)."""
+        value (replacing the old one when ``obj`` is exactly one instance). A function stored
+        there is left to the heap: one wrapping the field's old value at each call
+        (``model.forward = wrap(model.forward)``) nests past the bound on closures, and only
+        the heap's join keeps the function it wraps in reach then."""
+        if any(isinstance(a, (Closure, Partial)) for a in value):
+            return
         anchor = self.anchor if self.anchor is not None else cst.Pass()
         instances = [a for a in self.objects_of(atom, anchor)
                      if isinstance(a, Inst) and a.site is not None]
