@@ -270,6 +270,11 @@ class ClassModel:
             return self.enum_member(info, name, held)
         return held or Value.of(UNKNOWN)
 
+    def is_enum(self, cls: object) -> bool:
+        """Whether ``cls`` is a class of the tree deriving from ``enum.Enum``."""
+        info = self.classes.get(cls)
+        return info is not None and info.enum
+
     def enum_member(self, info: ClassInfo, name: str, held: Value) -> Value:
         """Member ``name`` of the enum class ``info``: an instance of it (one per member)
         whose ``value`` is what the class body assigned and whose ``name`` is ``name``
