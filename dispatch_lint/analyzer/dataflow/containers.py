@@ -301,7 +301,8 @@ class Containers:
             # `Mode[name]`: the member of that name (of each name the key may be)
             names = sorted(key) if isinstance(key, Keys) else [key]
             if all(isinstance(name, str) for name in names):
-                return join_all(self.program.class_attribute(atom, name, self)  # type: ignore[arg-type]
+                program = self.program
+                return join_all(program.class_attribute(atom, name, self)  # type: ignore[arg-type]
                                 for name in names)
             return Value.of(UNKNOWN)
         return EMPTY
