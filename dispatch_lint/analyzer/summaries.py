@@ -115,6 +115,9 @@ class Summary:
     fresh: frozenset[object] = frozenset()
     #: False when every path through the function raises: code after its call is dead
     returns_normally: bool = True
+    #: the sinks on the caller's values (their nodes' ids) that every normal return passed:
+    #: a call where one of them always raises raises whatever way it takes
+    passes: frozenset[int] = frozenset()
     #: what the function returns when it is a capture test of a parameter (or of a field of
     #: one): (parameter, field or "", True when it returns is_capture(...), False for `not`,
     #: the kind of test: see ``conditions.CAPTURE_TEST`` / ``TRACED_TEST``)

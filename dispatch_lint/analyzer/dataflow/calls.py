@@ -418,6 +418,8 @@ class CallModel:
                 raised.add(id(event.sink.node))
             if deferred or any(run.is_symbolic(a) for v in values for a in v):
                 run.keep_pending(moved)
+                if id(event.sink.node) in summary.passes:
+                    run.note_passed(moved)  # on every way through the callee
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
@@ -448,7 +450,14 @@ class CallModel:
             subst.heap_changed()
         if not summary.returns_normally:
             run.diverged = True
-        ret = subst.value(summary.ret)
+        if raised & summary.passes and run.trace is None:
+            # every way through the callee that returns passes a sink that raises in this
+            # call (a finding): the caller goes on as it will once the finding is fixed,
+            # with what the call then returns unknown, not the value that broke the sink
+            # carried on (`w = model.w.require_grad()` returned and used again)
+            ret = Value.of(UNKNOWN)
+        else:
+            ret = subst.value(summary.ret)
         for atom in ret:
             if isinstance(atom, Box) and atom.kind == "gen":
                 run.generators[atom] = (info, closure)  # what `send` runs again

@@ -270,6 +270,11 @@ class ClassModel:
             return self.enum_member(info, name, held)
         return held or Value.of(UNKNOWN)
 
+    def is_enum(self, cls: object) -> bool:
+        """Whether ``cls`` is a class of the tree deriving from ``enum.Enum``."""
+        info = self.classes.get(cls)
+        return info is not None and info.enum
+
     def enum_member(self, info: ClassInfo, name: str, held: Value) -> Value:
         """Member ``name`` of the enum class ``info``: an instance of it (one per member)
         whose ``value`` is what the class body assigned and whose ``name`` is ``name``
@@ -468,6 +473,8 @@ class Instances:
                     self.keep_effect(Value.of(atom), "attr:" + name, value)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
+                if not initial:
+                    self._store_through_parameter(atom, name, value, state)
             elif isinstance(atom, Box) and atom.kind == "ns":  # a namespace's attribute
                 self.store_item(Value.of(atom), name, value)
             elif isinstance(atom, Ref) and isinstance(atom.key, tuple) and atom.key[0] == "module":
@@ -475,6 +482,25 @@ class Instances:
                     self.program.write(("g", atom.key[1], name), self.concrete_part(value))
                 else:
                     self.write_slot(("g", atom.key[1], name), value, state)
+
+    def _store_through_parameter(self, atom: Sym, name: str, value: Value,
+                                 state: State | None) -> None:
+        """``obj.name = value`` where ``obj`` is a parameter holding instances of the tree in
+        this calling context: the methods called on ``obj`` later on this path read the new
+        value (replacing the old one when ``obj`` is exactly one instance). A function stored
+        there is left to the heap: one wrapping the field's old value at each call
+        (``model.forward = wrap(model.forward)``) nests past the bound on closures, and only
+        the heap's join keeps the function it wraps in reach then."""
+        if any(isinstance(a, (Closure, Partial)) for a in value):
+            return
+        anchor = self.anchor if self.anchor is not None else cst.Pass()
+        instances = [a for a in self.objects_of(atom, anchor)
+                     if isinstance(a, Inst) and a.site is not None]
+        for inst in instances:
+            if len(instances) == 1:
+                self.write_slot(("attr", inst, name), value, state)
+            else:
+                self.add_to_view(("attr", inst, name), value, state)
 
     def call_method(self, inst: Inst, name: str, args: tuple[Value, ...],
                     kwargs: dict[str, Value], node: cst.CSTNode | None, receiver: Value) -> Value:

@@ -102,6 +102,11 @@ class Conditions:
                 self.param_context.get(atom.param)
                 if isinstance(atom, Sym) and atom.owner == self.owner else None
             )
+            if known is not None and not _reads_only(atom.proj):
+                # a conversion or operation (a device the callee makes of the caller's
+                # string) gives no constant; followed here it would report where the
+                # context is asked for, not where the conversion is
+                known = None
             if known is not None and atom.proj:
                 # a flag inside what the caller passed: `config["mode"]`, `options.export`
                 known = self.program.project_all(self, known, atom.proj, self.anchor or
@@ -448,9 +453,12 @@ class Conditions:
                 return index
         return None
 
-    def note_exit(self, state: State, value: cst.BaseExpression | None) -> None:
+    def note_exit(self, state: State, value: cst.BaseExpression | None,
+                  passes: bool = True) -> None:
         """A normal exit of the function (a ``return``, or its end): what its summary says
-        about guards and sanitized parameters holds only if it holds on every exit."""
+        about guards and sanitized parameters holds only if it holds on every exit (the
+        sinks it passed are noted here unless not ``passes``: a ``return`` notes them once
+        its value is evaluated)."""
         guard = self.return_guard(value, state) if value is not None else None
         self.exit_guards.add(guard)
         self.note_exit_view(state)
@@ -462,6 +470,13 @@ class Conditions:
                                 and not a.proj for a in held):
                     sanitized.add(index)
         self.sanitized = sanitized if self.sanitized is None else self.sanitized & sanitized
+        if passes:
+            self.note_passes(state)
+
+    def note_passes(self, state: State) -> None:
+        """A normal exit: the sinks on a caller's values it passed (see Summary.passes)."""
+        self.exit_passed = state.passed if self.exit_passed is None else \
+            self.exit_passed & state.passed
 
     def is_runtime_call(self, call: cst.Call, name: str, state: State) -> bool:
         if not self.program.dispatch_runtime:
@@ -624,3 +639,10 @@ def _is_narrowable(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) or (
         isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
     )
+
+
+def _reads_only(projections: tuple[object, ...]) -> bool:
+    """Whether a parameter's projections only read what the caller passed (attributes,
+    items, elements), with no conversion or operation among them."""
+    return all(isinstance(p, str) or (isinstance(p, tuple) and p[0] in ("item", "get", "getor"))
+               for p in projections)

@@ -297,6 +297,14 @@ class Containers:
         if isinstance(atom, Inst):
             return self.call_method(atom, "__getitem__", (Value.of(UNKNOWN),), {}, node,
                                     Value.of(atom, trace))
+        if isinstance(atom, Cls) and self.program.is_enum(atom.cls):
+            # `Mode[name]`: the member of that name (of each name the key may be)
+            names = sorted(key) if isinstance(key, Keys) else [key]
+            if all(isinstance(name, str) for name in names):
+                program = self.program
+                return join_all(program.class_attribute(atom, name, self)  # type: ignore[arg-type]
+                                for name in names)
+            return Value.of(UNKNOWN)
         return EMPTY
 
     def expr_Tuple(self, node: cst.Tuple, state: State) -> Value:

@@ -156,6 +156,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         #: owned by it, and sites compare often; the key itself holds values and receivers
         #: (whose sites hold keys in turn), as deep as the calls that made them
         self.unit_ids: dict[object, int] = {}
+        #: for each unit, a number for its key without the caller's view (see :meth:`bounded`)
+        self.unit_families: dict[int, int] = {}
+        self._families: dict[object, int] = {}
         #: how to analyse each summary again: (function, closure, receiver, context)
         self.summary_args: dict[object, tuple[object, ...]] = {}
         self.instance_sites: dict[object, set[Site]] = {}
@@ -175,7 +178,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         #: what the closures each function was summarised for captured (see
         #: :meth:`bounded_closure`)
         self.closures: dict[object, set[tuple[tuple[str, Value], ...]]] = {}
-        self.node_sites: dict[tuple[int, int], set[Site]] = {}
+        self.node_sites: dict[tuple[object, ...], set[Site]] = {}
         self.changed = False
         #: per round: which units were found outdated (see :meth:`outdated`)
         self._outdated: dict[object, bool] = {}
@@ -615,15 +618,24 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         return False
 
     def bounded(self, site: Site) -> Site:
-        """``site``, or once a node has made things in too many contexts, the one site all
-        later contexts share (precision traded for a bounded heap)."""
+        """``site``, or once a node has made things in too many contexts, a site later
+        contexts share (precision traded for a bounded heap): one per function, closure,
+        receiver and calling context, whatever the caller's view (a loop whose view holds
+        what the previous round made makes ever new views; the instances of a class keep
+        their containers apart), and past as many of those, one for all."""
         sites = self.node_sites.setdefault((site.file, site.node), set())
         if site in sites:
             return site
-        if len(sites) >= MAX_SITES_PER_NODE:
-            return Site(site.file, site.node, None)
-        sites.add(site)
-        return site
+        if len(sites) < MAX_SITES_PER_NODE:
+            sites.add(site)
+            return site
+        family = self.unit_families.get(site.owner)  # type: ignore[arg-type]
+        shared = Site(site.file, site.node, None, (family,) if family is not None else ())
+        families = self.node_sites.setdefault((site.file, site.node, "families"), set())
+        if shared in families or len(families) < MAX_SITES_PER_NODE:
+            families.add(shared)
+            return shared
+        return Site(site.file, site.node, None)
 
     def analysing(self, info: FuncInfo) -> bool:
         """Whether a summary of ``info`` is being made: a call of it now is recursive."""
@@ -699,6 +711,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         run.param_context = context
         owner = self.unit_ids.setdefault(key, len(self.unit_ids))
+        family = (*key[:4], *key[5:])  # the key without the view
+        self.unit_families[owner] = self._families.setdefault(family, len(self._families))
         run.site_owner = owner
         run.entry_view = {slot: (value, must) for slot, value, must in view}
         state = State()
@@ -762,6 +776,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), owner,
                        fresh=fresh,
                        returns_normally=end is not None or run.returned,
+                       passes=run.exit_passed or frozenset(),
                        guard=next(iter(guards)) if len(guards) == 1 else None,
                        sanitizes=frozenset(run.sanitized or ()),
                        view_out=tuple((slot, value, must) for slot, (value, must)
@@ -798,10 +813,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 owners = {at_via}
             if None not in owners and len(owners) == 1:
                 owner = owners.pop()
-                for frame_owner, frame_file, frame_node, _ in event.frames:
-                    if frame_owner == owner:
-                        file, node = frame_file, frame_node
-                        break
+                # the function that made them, else (made by a helper it called, the tensor
+                # returned to it) the callee whose call this is: they were born under it
+                frames = [f for f in event.frames if f[0] == owner] or list(event.frames[-2:-1])
+                if frames:
+                    file, node = frames[0][1], frames[0][2]
             found = True
             key = (hit.rule, file, id(node))
             findings = self.unit_stack[-1].findings

@@ -130,6 +130,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: parameters known not to be capture on every exit so far (None: no exit yet)
         self.exit_guards: set[tuple[int, str, bool, str] | None] = set()
         self.sanitized: set[int] | None = None
+        #: the sinks on a caller's values that every normal exit passed (see Summary.passes)
+        self.exit_passed: frozenset[int] | None = None
         #: the summaries each call expression of this run instantiated when last evaluated,
         #: by the node's id: what a guard or sanitizer helper says is read from them
         self.called: dict[int, list[tuple[FuncInfo, Summary]]] = {}
