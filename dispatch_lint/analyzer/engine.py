@@ -183,11 +183,12 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
     parsed: list[FileInfo] = []
     sources: list[bytes] = []  # of the parsed files, by index
     modules = module_names(compiled)
-    relevant = relevant_files(compiled, modules, settings)
+    mentions = Prefilter(settings)
+    relevant = relevant_files(compiled, modules, mentions)
     importers: list[list[int]] = [[] for _ in relevant]
     for one, other in name_links(relevant, modules):
         importers[other].append(one)
-    entries = entry_files(relevant, importers, settings)
+    entries = entry_files(relevant, importers, mentions)
     entry_infos: list[int] = []  # the entries' indices among ``parsed``
     position: dict[int, int] = {}  # index in ``relevant`` -> index in ``parsed``
     parsed_files: list[SourceFile] = []
@@ -333,16 +334,15 @@ def module_names(files: Sequence[SourceFile]) -> dict[str, str]:
 
 
 def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
-                   settings: AnalysisSettings) -> list[SourceFile]:
+                   mentions: Prefilter) -> list[SourceFile]:
     """The files that can take part in a dispatch flow, read as bytes only.
 
     Seeds mention an enabled framework (``dispatch_lint``, ``jax``) or a name the user
-    configured; then every file linked to a relevant file by a resolved import (either way)
+    configured (``mentions`` says which); then every file linked to a relevant file by a resolved import (either way)
     is relevant too: a helper module may hand out capture values, and a constants module may
     hold the device string a seed uses.
     (A group of the import graph's connected parts keeps every file, or none.)
     """
-    mentions = Prefilter(settings)
     seeds = [i for i, f in enumerate(files) if mentions(f.source)]
     if len(seeds) == len(files) or not seeds:
         return [files[i] for i in seeds]  # no links to follow
@@ -366,7 +366,7 @@ def relevant_files(files: Sequence[SourceFile], modules: dict[str, str],
 
 
 def entry_files(files: Sequence[SourceFile], importers: Sequence[Sequence[int]],
-                settings: AnalysisSettings) -> set[int]:
+                mentions: Prefilter) -> set[int]:
     """The files among ``files`` (by index; ``importers``: the files importing each one)
     where a data-less value can be made or received back: the seeds (each may make one
     itself, or mentions a configured name: :func:`may_make_values`)
@@ -377,7 +377,6 @@ def entry_files(files: Sequence[SourceFile], importers: Sequence[Sequence[int]],
     sees one only where a seed passes it in, by calling its functions or writing to it,
     and the analysis follows those calls and reads from the seeds. Its functions that no
     seed reaches would be analysed for nothing, and it is not even parsed unless read."""
-    mentions = Prefilter(settings)
     return importing(importers, (i for i, f in enumerate(files)
                                  if may_make_values(f, mentions)))
 

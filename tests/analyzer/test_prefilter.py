@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dispatch_lint.analyzer import cli, engine
+from dispatch_lint.frameworks import Prefilter
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -27,7 +28,7 @@ def _both_ways(
     filtered = _json(capsys, str(path))
     with monkeypatch.context() as patch:
         patch.setattr(
-            engine, "relevant_files", lambda files, modules, settings: list(files)
+            engine, "relevant_files", lambda files, modules, mentions: list(files)
         )
         everything = _json(capsys, str(path))
     return filtered, everything
@@ -96,5 +97,5 @@ def test_the_prefilter_skips_files_outside_every_flow() -> None:
         engine.SourceFile("alone.py", b"def backward():\n    pass\n"),
     ]
     modules = engine.module_names(files)
-    kept = engine.relevant_files(files, modules, engine.AnalysisSettings())
+    kept = engine.relevant_files(files, modules, Prefilter(engine.AnalysisSettings()))
     assert [f.path for f in kept] == ["app.py", "helper.py"]

@@ -481,8 +481,13 @@ class Conditions:
     def is_runtime_call(self, call: cst.Call, name: str, state: State) -> bool:
         if not self.program.dispatch_runtime:
             return False
-        func = self.eval_quiet(call.func, state)
-        return any(isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == name for a in func)
+        return self.is_runtime_function(self.eval_quiet(call.func, state), name)
+
+    def is_runtime_function(self, func: Value, name: str) -> bool:
+        """Whether ``func`` may be the runtime's function ``name`` (``ensure_not_capture``)
+        where the runtime's model applies."""
+        return self.program.dispatch_runtime and any(
+            isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == name for a in func)
 
     def eval_quiet(self, node: cst.BaseExpression, state: State) -> Value:
         """Evaluate a callee expression (a name or attribute chain) without side effects."""
@@ -559,9 +564,8 @@ class Conditions:
         subjects: list[cst.BaseExpression] = []
         if callee is None and receiver is not None and self.program.dispatch_runtime:
             callee = self.attribute(receiver, node.func.attr.value, node)  # type: ignore[attr-defined]
-        if node.args and callee is not None and self.program.dispatch_runtime and any(
-                isinstance(a, Ref) and dispatch.runtime_name(a.qualname) == "ensure_not_capture"
-                for a in callee):
+        if node.args and callee is not None and self.is_runtime_function(callee,
+                                                                         "ensure_not_capture"):
             subjects.append(node.args[0].value)
         elif node.args and any(s.sanitizes for _, s in self.called.get(id(node), ())):
             summaries = self.callee_summaries(node, state, evaluated=True)

@@ -81,6 +81,6 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _node_fields(kind: type) -> tuple[str, ...]:
-    if not (isinstance(kind, type) and issubclass(kind, cst.CSTNode)):
+    if not issubclass(kind, cst.CSTNode):
         return ()
     return tuple(f.name for f in dataclasses.fields(kind))
