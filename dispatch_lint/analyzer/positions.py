@@ -374,6 +374,7 @@ class AnchorPositions:
         self._anchors: dict[cst.CSTNode, list[_Placed]] = {}
         self._whole: _Placed | None = None
         self._line_offsets: list[int] | None = None
+        self._top: set[cst.BaseSmallStatement] | None = None
 
     def position(self, node: cst.CSTNode, anchor: cst.CSTNode | None = None
                  ) -> CodeRange | None:
@@ -449,17 +450,26 @@ class AnchorPositions:
     def _place(self, anchor: cst.CSTNode) -> list[_Placed]:
         if isinstance(anchor, cst.BaseSmallStatement):
             generated = _generate(self.module, anchor)
-            if not generated.indented:
+            # Code that depends on its block's indentation was generated as if at the top
+            # level, which is right for a top-level statement (a long literal split over lines).
+            if not generated.indented or anchor in self._top_level():
                 found = self._found_in_text(generated)
                 if found is not None:
                     return [found]
-                # Not unique: ``ast`` says where it is; the spans do not depend on the block.
-                return self._placed_through_ast(anchor, generated)
+            # Not unique: ``ast`` says where it is.
+            return self._placed_through_ast(anchor, generated)
         if isinstance(anchor, cst.FunctionDef):
             found = self._parameters_found_in_text(anchor)
             if found is not None:
                 return [found]
         return self._placed_through_ast(anchor)
+
+    def _top_level(self) -> set[cst.BaseSmallStatement]:
+        top = self._top
+        if top is None:
+            top = self._top = {small for line in self.module.body
+                               if isinstance(line, cst.SimpleStatementLine) for small in line.body}
+        return top
 
     def _parameters_found_in_text(self, function: cst.FunctionDef) -> _Placed | None:
         """A def's parameters (what traces through a function point at) placed by searching
@@ -509,6 +519,8 @@ class AnchorPositions:
         if twin.lineno <= len(lines):
             line = lines[twin.lineno - 1]
             indent = line[: len(line) - len(line.lstrip(" \t\f"))]
+        if generated is not None and generated.indented and indent:
+            generated = None  # generated at the top level, the anchor is in a block
         placed: list[_Placed] = []
         for piece, where, name in pieces:
             if name is not None and _name_of(piece) != name:
