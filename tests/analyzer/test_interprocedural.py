@@ -293,6 +293,46 @@ CASES: dict[str, dict[str, str]] = {
         "b.py": "from a import *\nfrom a import X as Y\n",
         "c.py": "import a\nimport unknown.thing\nunknown.thing.make().backward()\na.whatever().numpy()\n",
     },
+    "star_imports_link_names_through_modules": {
+        # main gets `read` from helpers through tools; `_private` is never star-imported;
+        # `show` bound before the star import is the imported one after it
+        "helpers.py": """
+            def read(t):
+                return t.numpy()
+
+            def _private(t):
+                return t.numpy()
+
+            def show(t):
+                return t.tolist()
+        """,
+        "tools.py": "from helpers import *\n",
+        "main.py": RT + """
+            def show(t):
+                return t
+
+            def _private(t):
+                return t
+
+            from tools import *
+
+            def main():
+                read(dispatch.placeholder((2,)))  # expect: DL003
+                show(dispatch.placeholder((2,)))  # expect: DL003
+                _private(dispatch.placeholder((2,)))
+        """,
+    },
+    "star_imports_overridden_after_the_import": {
+        "helpers.py": "def read(t):\n    return t.numpy()\n",
+        "main.py": RT + """
+            from helpers import *
+
+            def read(t):
+                return t
+
+            read(dispatch.placeholder((2,)))
+        """,
+    },
     "functions_in_a_dict": {
         "main.py": RT + """
             def read(t):

@@ -122,9 +122,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.funcs: dict[int, FuncInfo] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.heap: dict[tuple[object, ...], Value] = {}
-        #: each module's global names (in the order they were first written): what a star
-        #: import of it copies, found without scanning the heap
-        self.globals_of: dict[int, list[str]] = {}
+        #: the modules each module star-imports, in the order of its imports: a star import
+        #: is a link, not a copy (see :meth:`global_value`)
+        self.star_sources: dict[int, list[int]] = {}
+        self._star_reach: dict[int, tuple[int, ...]] = {}
         #: how many precise slots (constant keys and indices) each container has
         self.precise_slots: dict[Site, int] = {}
         self.summaries: dict[tuple[object, ...], Summary] = {}
@@ -388,9 +389,6 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         new = value if old is None else old.join(value)
         if old is None or new != old:
             self.note_change(key)
-            if old is None and key[0] == "g":
-                self.globals_of.setdefault(key[1], []).append(key[2])
-                self.note_change(("names", key[1]))  # what a star import of it copies
         self.heap[key] = new
 
     def read(self, key: tuple[object, ...]) -> Value | None:
@@ -426,10 +424,58 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             self.analyze_module(importer)
 
     def global_value(self, file: int, name: str) -> Value | None:
+        """The global ``name`` of the module ``file``: what the module binds to it, joined
+        with what the modules it star-imports (directly or through others) bind to it."""
         key = ("g", file, name)
         if key not in self.heap and file not in self.modules_done:
             self.analyze_module(file)
-        return self.read(key)
+        value = self.read(key)
+        if name.startswith("_"):
+            return value
+        self.note_read(("stars", file))
+        for source in self.star_reach(file):
+            found = self.read(("g", source, name))
+            if found:
+                value = found if value is None else value.join(found)
+        return value
+
+    def star_import(self, file: int, module: str) -> int | None:
+        """``from module import *`` at the top level of ``file``: the module's public names
+        become ``file``'s by a link that :meth:`global_value` follows when a name is read,
+        so that modules star-importing each other cost what they read, not all their names
+        copied into each of them again on every round. Returns the module's file, None when
+        it is not in the tree."""
+        source = self.modules.get(module)
+        if source is None:
+            return None
+        self.analyze_module(source)
+        sources = self.star_sources.setdefault(file, [])
+        if source not in sources and source != file:
+            sources.append(source)
+            self._star_reach.clear()
+            self.note_change(("stars", file))
+        return source
+
+    def star_reach(self, file: int) -> tuple[int, ...]:
+        """The modules whose public names ``file`` gets through star imports, nearest first."""
+        reach = self._star_reach.get(file)
+        if reach is None:
+            seen = {file}
+            order: list[int] = []
+            pending = list(reversed(self.star_sources.get(file, ())))
+            while pending:
+                source = pending.pop()
+                if source in seen:
+                    continue
+                seen.add(source)
+                order.append(source)
+                pending.extend(reversed(self.star_sources.get(source, ())))
+            reach = self._star_reach[file] = tuple(order)
+        return reach
+
+    def binds(self, file: int, name: str) -> bool:
+        """Whether the module ``file`` binds ``name`` itself or through its star imports."""
+        return any(("g", source, name) in self.heap for source in (file, *self.star_reach(file)))
 
     def write_key(self, site: Site, key: object, value: Value) -> bool:
         """The container made at ``site`` may hold ``value`` under the constant ``key`` (its
@@ -542,22 +588,6 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                     return None
                 return value
         return None
-
-    def star_names(self, module: str) -> dict[str, Value]:
-        file = self.modules.get(module)
-        if file is None:
-            return {}
-        self.analyze_module(file)
-        # A name the module defines later (it is still being analysed, or waits at the depth
-        # bound) makes the importer outdated as a changed one does.
-        self.note_read(("names", file))
-        names = {}
-        for name in self.globals_of.get(file, ()):
-            if not name.startswith("_"):
-                key = ("g", file, name)
-                self.note_read(key)
-                names[name] = self.heap[key]
-        return names
 
     def bounded_view(self, info: FuncInfo, view: ViewContext) -> ViewContext:
         """``view``, or once ``info`` was summarised for MAX_VIEWS views, the same slots

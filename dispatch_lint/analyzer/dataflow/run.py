@@ -355,22 +355,19 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
             self.reduced(NESTING_REDUCED)
         return limited
 
-    def set_names(self, values: dict[str, Value], state: State) -> None:
-        """Bind many names at once (a star import) as :meth:`set_name` binds each: what
-        ``x.attr = ...`` stored is forgotten for every rebound ``x`` in one pass over the
-        locals, not one per name (a module star-importing thousands of names rebinds them
-        all)."""
-        self.work += len(values)
-        locals_ = {name: value for name, value in values.items()
-                   if self.is_module or name not in self.declared_global}
-        for name, value in values.items():
-            if self.is_module or name in self.declared_global:
-                self.program.write(("g", self.file, name), value)
-        rebound = {name for name in locals_ if state.env.get(name) is not None}
+    def star_import(self, module: str, state: State) -> None:
+        """``from module import *``: its names are read through the link the program keeps
+        (:meth:`~.program.Program.star_import`); the names bound before it that it rebinds
+        are dropped from the path, so that reads after it see the module's."""
+        source = self.program.star_import(self.file, module)
+        if source is None or not self.is_module:
+            return
+        self.work += len(state.env)
+        rebound = {name for name in state.env if "." not in name
+                   and not name.startswith("_") and self.program.binds(source, name)}
         if rebound:
-            for key in [k for k in state.env if "." in k and k.split(".", 1)[0] in rebound]:
+            for key in [k for k in state.env if k.split(".", 1)[0] in rebound]:
                 del state.env[key]
-        state.env.update(locals_)
 
     def concrete_part(self, value: Value) -> Value:
         """The atoms of ``value`` that mean the same in every calling context."""

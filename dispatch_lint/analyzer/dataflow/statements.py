@@ -165,7 +165,7 @@ class Statements:
         base = self.program.absolute_module(self.file, stmt)
         if base is None or isinstance(stmt.names, cst.ImportStar):
             if base is not None:
-                self.set_names(self.program.star_names(base), state)
+                self.star_import(base, state)
             return state
         for alias in stmt.names:
             name = dotted_name(alias.name) or ""
