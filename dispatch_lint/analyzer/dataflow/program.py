@@ -74,6 +74,13 @@ CLOSURES_REDUCED = (f"made as more than {MAX_CLOSURES} different closures: in th
 UNKNOWN_VALUE = Value.of(UNKNOWN)
 
 
+#: Names of the standard library whose value when the code runs is known: the imports under
+#: ``if TYPE_CHECKING:`` are for type checkers only (a library's whole public API, often)
+_KNOWN_CONSTANTS = {
+    f"{module}.TYPE_CHECKING": Value.of(Const(False)) for module in ("typing", "typing_extensions")
+}
+
+
 class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel):
     """All checked modules and the analysis state shared by their functions.
 
@@ -576,7 +583,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         return ".".join([*base, name] if name else base)
 
     def resolve(self, qualname: str) -> Value | None:
-        """What ``qualname`` denotes in the checked tree, or None when it is outside it."""
+        """What ``qualname`` denotes in the checked tree, or None when it is outside it (but
+        for the few names outside it whose value at run time is known: ``TYPE_CHECKING``)."""
         if qualname in self.modules:
             return Value.of(Ref(qualname, key=("module", self.modules[qualname])))
         parts = qualname.split(".")
@@ -587,7 +595,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 if value is None or i + 1 < len(parts):
                     return None
                 return value
-        return None
+        return _KNOWN_CONSTANTS.get(qualname)
 
     def bounded_view(self, info: FuncInfo, view: ViewContext) -> ViewContext:
         """``view``, or once ``info`` was summarised for MAX_VIEWS views, the same slots
