@@ -40,6 +40,7 @@ from dispatch_lint.analyzer.values import (
     certainly_traced,
     join_all,
     narrow_not_capture,
+    replace_fields,
     site_owners,
 )
 
@@ -346,6 +347,8 @@ class Substitution:
                     for a, a_trace in value.items() for b, b_trace in partner.items()
                 ) if value and partner else value.join(partner)
                 continue
+            if isinstance(proj, tuple) and proj[0] == "replace":  # the callee's new fields
+                proj = ("replace", proj[1], tuple(self.value(v) for v in proj[2]))
             run.work += len(value)  # each step reads the attribute or items of every atom
             value = project(run, value, proj, self.node)
             if not value:
@@ -386,6 +389,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return _get_or_default(run, value, proj, node)
     if isinstance(proj, tuple) and isinstance(proj[1], Place):
         return convert(run, value, proj[0], proj[1], node)
+    if isinstance(proj, tuple) and proj[0] == "replace":  # a named tuple's `_replace`
+        return replace_fields(value, proj[1], proj[2])
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
         return run.only_autodiff(value, proj[1] == "autodiff")
     if isinstance(proj, tuple) and proj[0] == "with":

@@ -36,6 +36,7 @@ from dispatch_lint.analyzer.values import (
     Inst,
     Partial,
     ProgramAtom,
+    Record,
     Ref,
     Step,
     Str,
@@ -52,6 +53,7 @@ from dispatch_lint.analyzer.values import (
     enters_via,
     is_tensorish,
     join_all,
+    replace_fields,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -173,6 +175,9 @@ class Calls:
                     args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
                     ) -> Value:
         """``receiver.name(...)`` for one atom the receiver may be (tensors apart)."""
+        if isinstance(atom, Sym) and name == "_replace" and not args and kwargs:
+            # a named tuple the caller passed (`batch._replace(x=...)`, in a generator)
+            return replace_fields(Value.of(atom, trace), tuple(kwargs), tuple(kwargs.values()))
         if isinstance(atom, Sym):
             # a parameter holding an object of the checked tree: call its method
             objects = self.objects_of(atom, node)
@@ -199,6 +204,8 @@ class Calls:
             return Value.of(Ten(atom), trace)
         if isinstance(atom, Box):
             return self.box_method(atom, name, args, kwargs, node)
+        if isinstance(atom, Tup) and atom.names:
+            return self.record_method(atom, trace, name, kwargs, node)
         if isinstance(atom, Str) and name == "format" and _FORMAT_SPEC.search(atom.text):
             self.read_arguments((*args, *kwargs.values()), node)
         return Value.of(UNKNOWN)
@@ -236,6 +243,8 @@ class Calls:
             info = program.funcs.get(atom.key)
             if info is not None:
                 return program.apply(info, self, None, args, kwargs, node, atom)
+        if isinstance(atom, Record):
+            return self.record_instance(atom, args, kwargs)
         if isinstance(atom, Partial):
             return self.call_value(atom.func, (*atom.args, *args), {**dict(atom.kwargs), **kwargs},
                                    node)

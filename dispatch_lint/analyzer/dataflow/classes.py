@@ -505,6 +505,9 @@ class Instances:
     def call_method(self, inst: Inst, name: str, args: tuple[Value, ...],
                     kwargs: dict[str, Value], node: cst.CSTNode | None, receiver: Value) -> Value:
         func = self.program.find_method(inst.cls, name)
+        if func is None and name == "_replace" and isinstance(node, cst.Call) and \
+                self.program.generated_fields(inst.cls) is not None:
+            return self.replaced_instance(receiver, kwargs, node)  # a NamedTuple class's
         if func is None:
             attr = self.program.instance_attribute(inst, name, self, node)
             if node is None or not isinstance(node, cst.Call):

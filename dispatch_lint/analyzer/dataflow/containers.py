@@ -547,6 +547,8 @@ class Containers:
         """A method of a container the analysis made: what it stores and what it gives."""
         if box.kind == "parser":
             return self.parser_method(box, name, args, kwargs, node)
+        if box.kind in ("executor", "future"):
+            return self.executor_method(box, name, args, kwargs, node)
         target = Value.of(box)
         key = self.constant_key(args[0]) if args else None
         step = self.step(node, "added to a container: `{code}`")

@@ -161,6 +161,8 @@ class Expressions:
             return self.project_sym(atom, trace, proj)
         if isinstance(atom, Inst):
             return self.program.instance_attribute(atom, name, self, node)
+        if isinstance(atom, Tup) and name in atom.names:  # a named tuple's field
+            return atom.items[atom.names.index(name)]
         if isinstance(atom, Box) and atom.kind == "ns":  # `types.SimpleNamespace(...)`
             return self.item(Value.of(atom, trace), name, node)
         if isinstance(atom, Cls):

@@ -19,6 +19,7 @@ from dispatch_lint.analyzer.values import (
     Const,
     Inst,
     Partial,
+    Record,
     Ref,
     Str,
     Trace,
@@ -54,6 +55,13 @@ _PARSE_METHODS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_
 
 _AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure_future",
                            "asyncio.wait_for", "asyncio.shield"})
+
+#: Pools that run the functions they are given: an executor (container kind "executor")
+#: whose ``submit`` gives a future (kind "future") holding the function's result.
+_EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
+                        "concurrent.futures.ProcessPoolExecutor",
+                        "concurrent.futures.thread.ThreadPoolExecutor",
+                        "concurrent.futures.process.ProcessPoolExecutor"})
 
 
 class ExternalCalls:
@@ -139,6 +147,12 @@ class ExternalCalls:
             # `os.environ.get("DEVICE", "numba")`: the default when the variable is not set,
             # else what the environment holds (unknown)
             return args[1].join(Value.of(UNKNOWN))
+        if qualname == "collections.namedtuple" and len(args) > 1:
+            return self.record_class(args[0], args[1])
+        if qualname in _EXECUTORS:
+            return Value.of(self.new_box("executor", node))
+        if qualname == "concurrent.futures.as_completed" and args:
+            return self.box_of("list", node, self.elements(args[0]))
         if qualname == "argparse.ArgumentParser":
             return Value.of(self.new_box("parser", node))
         if qualname in _NAMESPACES and not args:
@@ -188,6 +202,65 @@ class ExternalCalls:
             if "known" in name:  # (namespace, the arguments it did not know)
                 return Value.of(Tup((made, self.box_of("list", node, Value.of(UNKNOWN)))))
             return made
+        return Value.of(UNKNOWN)
+
+    def record_class(self, name: Value, fields: Value) -> Value:
+        """``collections.namedtuple(name, fields)``: a :class:`Record` when its field names
+        are known (a string of names, or a list or tuple of them)."""
+        names: list[str] = []
+        if len(fields) == 1 and isinstance(next(iter(fields)), Str):
+            names = next(iter(fields)).text.replace(",", " ").split()  # type: ignore[attr-defined]
+        else:
+            for item in self.known_items(fields) or ():
+                texts = [a.text for a in item if isinstance(a, Str)]
+                if len(texts) != 1 or len(item) != 1:
+                    return Value.of(UNKNOWN)
+                names.append(texts[0])
+        title = [a.text for a in name if isinstance(a, Str)]
+        if not names or not all(n.isidentifier() for n in names):
+            return Value.of(UNKNOWN)
+        return Value.of(Record(title[0] if len(title) == 1 else "", tuple(names)))
+
+    def record_instance(self, record: Record, args: tuple[Value, ...],
+                        kwargs: dict[str, Value]) -> Value:
+        """A call of a named tuple's class: its fields from the arguments, in order or by
+        name (a default it was declared with is an unknown value)."""
+        items = [*args[:len(record.fields)]]
+        for name in record.fields[len(items):]:
+            items.append(kwargs.get(name, Value.of(UNKNOWN)))
+        return Value.of(Tup(tuple(items), record.fields))
+
+    def record_method(self, tup: Tup, trace: Trace | None, name: str,
+                      kwargs: dict[str, Value], node: cst.Call) -> Value:
+        """``_replace(**changes)`` and ``_asdict()`` of a named tuple's instance."""
+        if name == "_replace":
+            items = tuple(kwargs.get(field, item) for field, item in zip(tup.names, tup.items))
+            return Value.of(Tup(items, tup.names), trace)
+        if name == "_asdict":
+            made = self.filled_box("dict", node, list(zip(tup.names, tup.items)))
+            for box in made:
+                self.program.literal_keys.setdefault(box.site, set()).update(tup.names)
+            return made
+        return Value.of(UNKNOWN)
+
+    def executor_method(self, box: Box, name: str, args: tuple[Value, ...],
+                        kwargs: dict[str, Value], node: cst.Call) -> Value:
+        """A method of an executor or of a future it gave: ``submit(fn, *args)`` calls
+        ``fn`` and gives a future holding its result, ``map(fn, *iterables)`` gives the
+        results as ``map`` does; ``future.result()`` is the result, a done-callback is called
+        with the future."""
+        if box.kind == "executor" and name == "submit" and args:
+            result = self.call_value(args[0], args[1:], kwargs, node)
+            return self.box_of("future", node, result)
+        if box.kind == "executor" and name == "map" and len(args) > 1:
+            result = self.call_value(args[0], tuple(self.elements(a) for a in args[1:]), {},
+                                     node)
+            return self.box_of("list", node, result)
+        if box.kind == "future" and name == "result":
+            return self.box_content(box, None) or Value.of(UNKNOWN)
+        if box.kind == "future" and name == "add_done_callback" and args:
+            self.call_value(args[0], (Value.of(box),), {}, node)
+            return Value.of(Const(None))
         return Value.of(UNKNOWN)
 
     def option_value(self, dest: str, args: tuple[Value, ...], kwargs: dict[str, Value],
