@@ -147,6 +147,10 @@ class ExternalCalls:
             # `os.environ.get("DEVICE", "numba")`: the default when the variable is not set,
             # else what the environment holds (unknown)
             return args[1].join(Value.of(UNKNOWN))
+        if qualname.startswith("itertools.") and args:
+            made = self.iterator_tool(qualname[len("itertools."):], args, node)
+            if made is not None:
+                return made
         if qualname == "collections.namedtuple" and len(args) > 1:
             return self.record_class(args[0], args[1])
         if qualname in _EXECUTORS:
@@ -203,6 +207,27 @@ class ExternalCalls:
                 return Value.of(Tup((made, self.box_of("list", node, Value.of(UNKNOWN)))))
             return made
         return Value.of(UNKNOWN)
+
+    def iterator_tool(self, name: str, args: tuple[Value, ...], node: cst.Call
+                      ) -> Value | None:
+        """What iterating an ``itertools`` iterator gives, as a list made at ``node``: the
+        elements of the iterables it goes through (``chain``, ``islice``, ``cycle``, ...),
+        tuples of them (``product``, ``pairwise``, ``zip_longest``); None for the others."""
+        if name == "chain":
+            content = join_all(self.elements(a) for a in args)
+        elif name == "chain.from_iterable":
+            content = self.elements(self.elements(args[0]))
+        elif name in ("islice", "cycle", "compress", "repeat"):
+            content = args[0] if name == "repeat" else self.elements(args[0])
+        elif name in ("takewhile", "dropwhile", "filterfalse") and len(args) > 1:
+            content = self.elements(args[1])
+        elif name in ("product", "zip_longest"):
+            content = Value.of(Tup(tuple(self.elements(a) for a in args)))
+        elif name == "pairwise":
+            content = Value.of(Tup((self.elements(args[0]), self.elements(args[0]))))
+        else:
+            return None
+        return self.box_of("list", node, content)
 
     def record_class(self, name: Value, fields: Value) -> Value:
         """``collections.namedtuple(name, fields)``: a :class:`Record` when its field names
