@@ -471,6 +471,11 @@ class Instances:
                 self.program.write_field(atom, name, self.concrete_part(value))
                 if isinstance(atom, Inst):
                     self.keep_effect(Value.of(atom), "attr:" + name, value)
+                    if atom.site is not None and atom.site.owner == self.site_owner and any(
+                            self.is_symbolic(a) for a in value):
+                        # an object this run made of its parameters (`Holder(t).read()`):
+                        # on this path its field holds them, as the caller will see it
+                        self.write_slot(("attr", atom, name), value, state)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
                 if not initial:
