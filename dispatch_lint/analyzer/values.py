@@ -23,6 +23,7 @@ _T = TypeVar("_T")
 
 __all__ = [
     "AMBIENT",
+    "Accessor",
     "EMPTY",
     "UNKNOWN",
     "Atom",
@@ -309,6 +310,18 @@ class Tup:
         """What owns the sites of the devices, instances and containers inside (see
         :func:`site_owners`)."""
         return _makers_in(self.items)
+
+
+@_atom_class
+class Accessor:
+    """A function of the ``operator`` module that reaches into its argument:
+    ``methodcaller(name, *args, **kwargs)`` (kind "method"), ``attrgetter(name)`` ("attr",
+    a dotted name), ``itemgetter(key)`` ("item")."""
+
+    kind: str
+    name: object
+    args: tuple[Value, ...] = ()
+    kwargs: tuple[tuple[str, Value], ...] = ()
 
 
 @_atom_class

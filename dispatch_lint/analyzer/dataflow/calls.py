@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.values import (
     AMBIENT,
     EMPTY,
     UNKNOWN,
+    Accessor,
     Box,
     Closure,
     Cls,
@@ -202,6 +203,8 @@ class Calls:
                                     node)
         if isinstance(atom, Dev) and name in ("wrap", "from_inner") and atom.is_autodiff:
             return Value.of(Ten(atom), trace)
+        if isinstance(atom, Box) and atom.kind == "dispatch" and name == "register":
+            return self.call_dispatcher(Box("registrar", atom.site), args, kwargs, node)
         if isinstance(atom, Box):
             return self.box_method(atom, name, args, kwargs, node)
         if isinstance(atom, Tup) and atom.names:
@@ -245,6 +248,10 @@ class Calls:
                 return program.apply(info, self, None, args, kwargs, node, atom)
         if isinstance(atom, Record):
             return self.record_instance(atom, args, kwargs)
+        if isinstance(atom, Accessor):
+            return self.call_accessor(atom, args, node)
+        if isinstance(atom, Box) and atom.kind in ("dispatch", "registrar"):
+            return self.call_dispatcher(atom, args, kwargs, node)
         if isinstance(atom, Partial):
             return self.call_value(atom.func, (*atom.args, *args), {**dict(atom.kwargs), **kwargs},
                                    node)
@@ -650,7 +657,8 @@ def _tuple_items(value: Value) -> tuple[Value, ...] | None:
 
 def is_callable_object(atom: object) -> bool:
     """Atoms whose calls the analysis can follow: instances, classes, functions, closures."""
-    return isinstance(atom, (Inst, Cls, Closure, Partial)) or (
+    return isinstance(atom, (Inst, Cls, Closure, Partial, Accessor)) or (
+        isinstance(atom, Box) and atom.kind in ("dispatch", "registrar")) or (
         isinstance(atom, Ref) and atom.key is not None and not isinstance(atom.key, tuple)
     )
 

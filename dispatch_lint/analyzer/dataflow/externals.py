@@ -14,6 +14,7 @@ from dispatch_lint.analyzer.dataflow.conditions import TRACED_TEST
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Accessor,
     Box,
     Closure,
     Const,
@@ -55,6 +56,13 @@ _PARSE_METHODS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_
 
 _AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure_future",
                            "asyncio.wait_for", "asyncio.shield"})
+
+#: The operator module's functions that reach into their argument (see :class:`Accessor`).
+_ACCESSORS = {"operator.methodcaller": "method", "operator.attrgetter": "attr",
+              "operator.itemgetter": "item"}
+
+#: Decorators that make a function dispatch on its first argument's type.
+DISPATCHERS = frozenset({"functools.singledispatch", "functools.singledispatchmethod"})
 
 #: Pools that run the functions they are given: an executor (container kind "executor")
 #: whose ``submit`` gives a future (kind "future") holding the function's result.
@@ -101,6 +109,16 @@ class ExternalCalls:
                 if all(k is not None for k in known):  # pairs in order, as they are zipped
                     return self.list_of(node, [Value.of(Tup(tuple(k[i] for k in known)))
                                                for i in range(min(len(k) for k in known))])
+                if any(k is not None for k in known) and all(
+                        k is not None or (len(a) == 1 and isinstance(next(iter(a)), Box)
+                                          and next(iter(a)).kind == "list")
+                        for k, a in zip(known, args)):
+                    # names zipped with a list of unknown length: each pair takes the list's
+                    # item at its index (`dict(zip(names, [head] + rest))`)
+                    size = min(len(k) for k in known if k is not None)
+                    return self.list_of(node, [Value.of(Tup(tuple(
+                        k[i] if k is not None else self.item(a, i, node)
+                        for k, a in zip(known, args)))) for i in range(size)])
                 return self.box_of("list", node, Value.of(Tup(tuple(
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
             if name in ("map", "filter") and len(args) > 1:
@@ -147,6 +165,13 @@ class ExternalCalls:
             # `os.environ.get("DEVICE", "numba")`: the default when the variable is not set,
             # else what the environment holds (unknown)
             return args[1].join(Value.of(UNKNOWN))
+        if qualname in _ACCESSORS and args:
+            return self.accessor(_ACCESSORS[qualname], args, kwargs)
+        if qualname in DISPATCHERS and args:
+            # `@functools.singledispatch`: a dispatcher whose implementations are a container's
+            box = self.new_box("dispatch", node)
+            self.store_item(Value.of(box), None, args[0])
+            return Value.of(box)
         if qualname.startswith("itertools.") and args:
             made = self.iterator_tool(qualname[len("itertools."):], args, node)
             if made is not None:
@@ -207,6 +232,54 @@ class ExternalCalls:
                 return Value.of(Tup((made, self.box_of("list", node, Value.of(UNKNOWN)))))
             return made
         return Value.of(UNKNOWN)
+
+    def accessor(self, kind: str, args: tuple[Value, ...], kwargs: dict[str, Value]
+                 ) -> Value:
+        """``operator.methodcaller(name, ...)``, ``attrgetter(name)``, ``itemgetter(key)``
+        with a constant name or key: an :class:`Accessor`; else unknown."""
+        if kind == "item":
+            key = self.constant_key(args[0])
+            if key is None and len(args[0]) == 1 and isinstance(next(iter(args[0])), Const):
+                key = next(iter(args[0])).value  # type: ignore[attr-defined]
+            if key is None or len(args) > 1:
+                return Value.of(UNKNOWN)
+            return Value.of(Accessor("item", key))
+        names = [a.text for a in self.constants(args[0]) if isinstance(a, Str)]
+        if len(names) != 1 or (kind == "attr" and len(args) > 1):
+            return Value.of(UNKNOWN)
+        return Value.of(Accessor(kind, names[0], args[1:], tuple(sorted(kwargs.items()))))
+
+    def call_accessor(self, accessor: Accessor, args: tuple[Value, ...], node: cst.Call
+                      ) -> Value:
+        """A call of an :class:`Accessor` on its argument."""
+        if not args:
+            return Value.of(UNKNOWN)
+        if accessor.kind == "method":
+            return self.call_attribute(args[0], accessor.name, accessor.args,  # type: ignore
+                                       dict(accessor.kwargs), node)
+        if accessor.kind == "item":
+            return self.item(args[0], accessor.name, node)
+        value = args[0]
+        for part in str(accessor.name).split("."):
+            value = self.attribute(value, part, node)
+        return value
+
+    def call_dispatcher(self, box: Box, args: tuple[Value, ...], kwargs: dict[str, Value],
+                        node: cst.Call) -> Value:
+        """A ``singledispatch`` function (``box`` holds its implementations) called: each
+        implementation may run. Its ``register`` (a "registrar" of the same site) adds the
+        function it is given, in any of its forms (``@f.register``, ``@f.register(T)``,
+        ``f.register(T, func)``), and gives it back."""
+        dispatcher = Box("dispatch", box.site)
+        if box.kind == "dispatch":
+            return self.call_value(self.box_content(dispatcher, None), args, kwargs, node)
+        functions = [v for v in args if any(
+            isinstance(a, (Closure, Partial)) or isinstance(a, Ref) and a.key is not None
+            and not isinstance(a.key, tuple) for a in v)]
+        if not functions:
+            return Value.of(Box("registrar", box.site))  # `@f.register(list)`: the decorator
+        self.store_item(Value.of(dispatcher), None, functions[-1])
+        return functions[-1]
 
     def iterator_tool(self, name: str, args: tuple[Value, ...], node: cst.Call
                       ) -> Value | None:
