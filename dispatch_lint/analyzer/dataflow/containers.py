@@ -109,8 +109,9 @@ class Containers:
         program = self.program
         foreign = box.site.owner != self.site_owner
         content = None
-        if key is not None and not (isinstance(key, int) and program.read(("shifted",
-                                                                           box.site))):
+        if isinstance(key, int) and program.read(("shifted", box.site)):
+            content = self.moved_item(box, key)  # moved on this path, else any item
+        elif key is not None:
             content = self.slot_value(("bk", box, key), program.read(("bk", box.site, key)),
                                       record=foreign)
         if content is None and isinstance(key, str) and box.kind == "dict" and not (
@@ -583,6 +584,10 @@ class Containers:
             for item_key, value in kwargs.items():
                 self.store_item(target, item_key, value.map_traces(step))
             return Value.of(Const(None))
+        if name in ("insert", "pop") and box.kind == "list":
+            moved = self.moved_in_place(box, name, args, node)
+            if moved is not None:
+                return moved
         if name in CONTAINER_MUTATORS:
             if name in ("insert", "appendleft"):
                 self.program.shift_indices(box)
@@ -632,6 +637,48 @@ class Containers:
             made = self.program.apply(info, self, None, (), {}, node, closure, sent=args[0])
             return self.elements(made)  # the next value it yields
         return Value.of(UNKNOWN)
+
+    def moved_in_place(self, box: Box, name: str, args: tuple[Value, ...], node: cst.Call
+                       ) -> Value | None:
+        """``lst.insert(i, x)``, ``lst.pop()``, ``lst.pop(i)`` on a list whose length this
+        path knows, at a constant index: its items move on this path (what each index
+        holds after, the length one more or one less; the heap's slot for an index may
+        hold what moved there too). What the call gives; None (nothing done) otherwise."""
+        length = self.path_length(box)
+        index = _integer(node.args[0].value) if args and node.args else (
+            length - 1 if length else None)
+        if length is None or index is None:
+            return None
+        # what each index holds on this path: moved here before, else as it was written
+        held = [self.moved_item(box, i) or self.slot_value(
+            ("bk", box, i), self.program.read(("bk", box.site, i)), record=False) or EMPTY
+            for i in range(length)]
+        if name == "insert" and len(args) == 2:
+            index = min(max(index + length if index < 0 else index, 0), length)
+            added = self.added_by(name, args, node)
+            after = [*held[:index], added, *held[index:]]
+            self.store_item(Value.of(box), None, added)
+            result = Value.of(Const(None))
+        elif name == "pop" and len(args) <= 1 and -length <= index < length:
+            index = index + length if index < 0 else index
+            after = [*held[:index], *held[index + 1:]]
+            result = held[index] or Value.of(UNKNOWN)
+        else:
+            return None
+        # elsewhere (another path, a callee) an index says nothing any more; here it does
+        self.program.shift_indices(box)
+        for i in range(index, len(after)):
+            self.write_slot(("bk", box, i), after[i])
+        self.note_length(box, len(after))
+        return result
+
+    def moved_item(self, box: Box, index: int) -> Value | None:
+        """What index ``index`` of this run's list ``box`` holds on this path after its items
+        moved (see :meth:`moved_in_place`), else None."""
+        if self.path is None or not self.path.view:
+            return None
+        written = self.path.view.get(("bk", box, index))
+        return written[0] if written is not None and written[1] else None
 
     def path_length(self, box: Box) -> int | None:
         """How many items the list ``box``, made by this run, holds on this path, when every
@@ -777,3 +824,13 @@ def tuple_depth(items: tuple[Value, ...]) -> int:
             if isinstance(atom, Tup):
                 depth = max(depth, 1 + tuple_depth(atom.items))
     return depth
+
+
+def _integer(node: cst.BaseExpression) -> int | None:
+    """The integer literal ``node`` is (``3``, ``-1``), else None."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+            isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
