@@ -449,7 +449,11 @@ class CallModel:
                                            into="attribute" if isinstance(proj, str)
                                            and proj.startswith("attr:") else "container")
             if isinstance(proj, tuple):  # ("item", key): under a constant key
-                run.store_item(new_target, proj[1], new_value)
+                key = subst.key(proj[1])
+                if isinstance(key, Sym):
+                    run.store_named(new_target, (key,), new_value)
+                else:
+                    run.store_item(new_target, None if key is UNKNOWN else key, new_value)
             elif proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value,
                                initial=True if info.name in CONSTRUCTORS else None)

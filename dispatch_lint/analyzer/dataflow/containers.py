@@ -200,7 +200,8 @@ class Containers:
         sliced = self.constant_slice(node, obj)
         if sliced is not None:
             return sliced
-        item = self.item(obj, key, node)
+        named = self.name_key(key_value) if key is None else None
+        item = self.item(obj, key, node) if named is None else self.named_item(obj, named, node)
         if key is not None and key_value is not None and self.keyed_by_caller(key_value):
             # the caller's key picked it: a finding it decides is the caller's
             return self.picked_by_caller(item, Step(
@@ -210,6 +211,49 @@ class Containers:
         if picked is not None:  # `TABLE[mode]["device"]`: what the caller's key picked
             return self.picked_by_caller(item, picked)
         return item
+
+    def name_key(self, key: Value | None) -> tuple[Sym, ...] | None:
+        """The parameters' device names ``key`` is (``cache[str(device)]``), else None."""
+        if not key or not all(isinstance(a, Sym) and a.owner == self.owner and a.proj
+                              and a.proj[-1] == "str" for a in key):
+            return None
+        return tuple(key)  # type: ignore[arg-type]
+
+    def named_item(self, obj: Value, names: tuple[Sym, ...], node: cst.CSTNode) -> Value:
+        """``cache[str(device)]`` of a container: what this path stored under that name, and
+        what the caller's container holds under the name of the device it passes (the
+        projection ``("lookup", box)``, read at each call)."""
+        out = EMPTY
+        for atom, trace in obj.items():
+            if not isinstance(atom, Box):
+                out = out.join(self.item_of(atom, trace, None, node))
+                continue
+            for name in names:
+                stored = self.path.view.get(("bk", atom, name)) if self.path is not None \
+                    else None
+                if stored is not None:
+                    out = out.join(stored[0])
+                    if stored[1]:
+                        continue
+                lookup = Sym(name.param, (*name.proj, ("lookup", atom)), name.real, name.owner)
+                out = out.join(Value.of(lookup, trace))
+        return out or Value.of(UNKNOWN)
+
+    def store_named(self, obj: Value, names: tuple[Sym, ...], value: Value) -> None:
+        """``cache[str(device)] = value``: on this path the container holds it under that
+        name, each call's under the name of its device (its other keys keep theirs)."""
+        for atom in obj:
+            if not isinstance(atom, Box):
+                self.store_item(Value.of(atom), None, value)
+                continue
+            own = atom.site.owner == self.site_owner
+            self.add_to_view(("b", atom), self.box_part(atom, value) if own else value)
+            for name in names:
+                self.write_slot(("bk", atom, name), value)
+                if own:
+                    self.keep_effect(Value.of(atom), ("item", name), value)
+            if own:
+                self.keep_effect(Value.of(atom), "elem", value)
 
     def constant_slice(self, node: cst.Subscript, obj: Value) -> Value | None:
         """``items[:1]``, ``items[1:]`` of one list or tuple of known length: a list of just

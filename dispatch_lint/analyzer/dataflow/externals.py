@@ -18,11 +18,13 @@ from dispatch_lint.analyzer.values import (
     Box,
     Closure,
     Const,
+    Dev,
     Inst,
     Partial,
     Record,
     Ref,
     Str,
+    Sym,
     Trace,
     Tup,
     Value,
@@ -125,6 +127,8 @@ class ExternalCalls:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
                                    self.kept_by(args[0], self.elements(args[1])))
+            if name in ("str", "repr") and len(args) == 1 and not kwargs:
+                return self.device_name(args[0])
             if name == "sum" and args:
                 return self.builtin_sum(args, kwargs, node)
             if name in ("max", "min") and args:
@@ -280,6 +284,22 @@ class ExternalCalls:
             return Value.of(Box("registrar", box.site))  # `@f.register(list)`: the decorator
         self.store_item(Value.of(dispatcher), None, functions[-1])
         return functions[-1]
+
+    def device_name(self, value: Value) -> Value:
+        """``str(device)`` / ``repr(device)``: the text of a device made nowhere in particular
+        (``NumPy()``, ``Autodiff(Numba())``), a name that keys a cache as the device does;
+        of a parameter, that name of what the caller passes (a :class:`Sym` projection
+        ``"str"``). Capture devices' texts name where they were made: unknown here."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Dev) and not atom.is_capture and atom.kind != "real":
+                out = out.join(Value.of(Str(atom.describe())))
+            elif isinstance(atom, Sym) and atom.owner == self.owner:
+                out = out.join(Value.of(Sym(atom.param, (*atom.proj, "str"), atom.real,
+                                            atom.owner), trace))
+            else:
+                return Value.of(UNKNOWN)
+        return out or Value.of(UNKNOWN)
 
     def iterator_tool(self, name: str, args: tuple[Value, ...], node: cst.Call
                       ) -> Value | None:
