@@ -96,7 +96,11 @@ class ExternalCalls:
             if "key" in kwargs and args and name in ("max", "min", "sorted"):
                 self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
             if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
-                return self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
+                made = self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
+                items = self.known_items(args[0]) if name == "sorted" and args else None
+                if items is not None:
+                    self.permuted[next(iter(made))] = items  # what functools.reduce folds
+                return made
             if name == "next" and args:
                 return self.elements(args[0]) or Value.of(UNKNOWN)
             if name == "enumerate" and args:
@@ -524,6 +528,16 @@ class ExternalCalls:
         """``functools.reduce(func, sequence, initial)``: the accumulator starts as
         ``initial`` (else the first element) and takes each result in turn; two steps reach
         what more would (the values only grow)."""
+        items = self.known_items(sequence)
+        if items is None and len(sequence) == 1:
+            items = self.permuted.get(next(iter(sequence)))  # type: ignore[call-overload]
+        if items is not None and (items or initial is not None):
+            # item by item (a sorted list's items in their first order: any order meets
+            # the same devices)
+            accumulator = items[0] if initial is None else initial
+            for item in items[1 if initial is None else 0:]:
+                accumulator = self.call_value(func, (accumulator, item), {}, node)
+            return accumulator
         elements = self.elements(sequence)
         accumulator = self.item(sequence, 0) if initial is None else initial
         for _ in range(2):
