@@ -63,6 +63,10 @@ _AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure
 _ACCESSORS = {"operator.methodcaller": "method", "operator.attrgetter": "attr",
               "operator.itemgetter": "item"}
 
+#: Marks of a ``singledispatch`` function's implementations: its base function, and one
+#: registered by its annotation (the analysis does not read the type there).
+_BASE, _ANY = "<base>", "<annotated>"
+
 #: Decorators that make a function dispatch on its first argument's type.
 DISPATCHERS = frozenset({"functools.singledispatch", "functools.singledispatchmethod"})
 
@@ -178,7 +182,7 @@ class ExternalCalls:
         if qualname in DISPATCHERS and args:
             # `@functools.singledispatch`: a dispatcher whose implementations are a container's
             box = self.new_box("dispatch", node)
-            self.store_item(Value.of(box), None, args[0])
+            self.store_item(Value.of(box), None, Value.of(Tup((Value.of(Str(_BASE)), args[0]))))
             return Value.of(box)
         if qualname.startswith("itertools.") and args:
             made = self.iterator_tool(qualname[len("itertools."):], args, node)
@@ -280,14 +284,40 @@ class ExternalCalls:
         ``f.register(T, func)``), and gives it back."""
         dispatcher = Box("dispatch", box.site)
         if box.kind == "dispatch":
-            return self.call_value(self.box_content(dispatcher, None), args, kwargs, node)
+            return self.call_value(self.implementations(dispatcher, args), args, kwargs, node)
         functions = [v for v in args if any(
             isinstance(a, (Closure, Partial)) or isinstance(a, Ref) and a.key is not None
             and not isinstance(a.key, tuple) for a in v)]
         if not functions:
-            return Value.of(Box("registrar", box.site))  # `@f.register(list)`: the decorator
-        self.store_item(Value.of(dispatcher), None, functions[-1])
+            # `@f.register(list)`: the decorator, which registers for that type
+            return Value.of(Partial(Value.of(Box("registrar", box.site)), tuple(args[:1]), ()))
+        kind = args[0] if len(args) > 1 else Value.of(Str(_ANY))  # else by its annotation
+        self.store_item(Value.of(dispatcher), None, Value.of(Tup((kind, functions[-1]))))
         return functions[-1]
+
+    def implementations(self, dispatcher: Box, args: tuple[Value, ...]) -> Value:
+        """The implementations a ``singledispatch`` call may run: those registered for a
+        type its first argument certainly has (else every one whose type it may have, the
+        base function too); one registered by annotation may always run."""
+        entries = [a for a in self.box_content(dispatcher, None) if isinstance(a, Tup)
+                   and len(a.items) == 2]
+        certain, possible, base = EMPTY, EMPTY, EMPTY
+        for entry in entries:
+            kind, func = entry.items
+            marks = {a.text for a in kind if isinstance(a, Str)}
+            if _BASE in marks:
+                base = base.join(func)
+            elif _ANY in marks or not args:
+                possible = possible.join(func)
+            else:
+                verdict = self.isinstance_value(args[0], kind)
+                if verdict == Value.of(Const(True)):
+                    certain = certain.join(func)
+                elif verdict != Value.of(Const(False)):
+                    possible = possible.join(func)
+        if certain:
+            return certain.join(possible)
+        return possible.join(base)
 
     def device_name(self, value: Value) -> Value:
         """``str(device)`` / ``repr(device)``: the text of a device made nowhere in particular
