@@ -40,6 +40,7 @@ from dispatch_lint.analyzer.values import (
     certainly_traced,
     join_all,
     narrow_not_capture,
+    replace_fields,
     site_owners,
 )
 
@@ -261,10 +262,22 @@ class Substitution:
     def slot(self, slot: tuple[object, ...]) -> tuple[object, ...]:
         """A heap slot the callee wrote, as the caller sees it: a field of an instance the
         callee made belongs to this call's copy of it."""
+        if slot[0] == "bk" and isinstance(slot[2], Sym):  # under a device's name
+            slot = (*slot[:2], self.key(slot[2]))
         if slot[0] in ("attr", "b", "bk", "len") and isinstance(slot[1], (Inst, Box)):
             made = next(iter(self.atom(slot[1], None)))
             return (slot[0], made, *slot[2:])
         return slot
+
+    def key(self, key: object) -> object:
+        """A key of the callee's (a device's name, :class:`Sym`) as the caller's constant,
+        else what the caller's device name is: unknown, or the caller's own symbol."""
+        if not isinstance(key, Sym):
+            return key
+        names = list(self.value(Value.of(key)))
+        if len(names) == 1 and isinstance(names[0], (Str, Sym)):
+            return names[0].text if isinstance(names[0], Str) else names[0]
+        return UNKNOWN
 
     def resite(self, atom: object) -> object:
         """Capture devices made inside the callee are new at every call."""
@@ -346,6 +359,10 @@ class Substitution:
                     for a, a_trace in value.items() for b, b_trace in partner.items()
                 ) if value and partner else value.join(partner)
                 continue
+            if isinstance(proj, tuple) and proj[0] == "replace":  # the callee's new fields
+                proj = ("replace", proj[1], tuple(self.value(v) for v in proj[2]))
+            if isinstance(proj, tuple) and proj[0] == "lookup":  # this call's container
+                proj = ("lookup", next(iter(self.atom(proj[1], None))))
             run.work += len(value)  # each step reads the attribute or items of every atom
             value = project(run, value, proj, self.node)
             if not value:
@@ -386,6 +403,17 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return _get_or_default(run, value, proj, node)
     if isinstance(proj, tuple) and isinstance(proj[1], Place):
         return convert(run, value, proj[0], proj[1], node)
+    if isinstance(proj, tuple) and proj[0] == "replace":  # a named tuple's `_replace`
+        return replace_fields(value, proj[1], proj[2])
+    if isinstance(proj, tuple) and proj[0] == "lookup":  # `cache[str(device)]`
+        return join_all(run.project_sym(a, t, proj) if isinstance(a, Sym) else run.item(
+            Value.of(proj[1]), a.text if isinstance(a, Str) else None, node)
+            for a, t in value.items()) or Value.of(UNKNOWN)
+    if proj == "str":  # `str(device)`: the name of a device made nowhere in particular
+        return join_all(Value.of(Str(a.describe())) if isinstance(a, Dev) and not a.is_capture
+                        and a.kind != "real" else run.project_sym(a, t, proj)
+                        if isinstance(a, Sym) else Value.of(UNKNOWN)
+                        for a, t in value.items()) or Value.of(UNKNOWN)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
         return run.only_autodiff(value, proj[1] == "autodiff")
     if isinstance(proj, tuple) and proj[0] == "with":

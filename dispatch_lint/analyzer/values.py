@@ -23,6 +23,7 @@ _T = TypeVar("_T")
 
 __all__ = [
     "AMBIENT",
+    "Accessor",
     "EMPTY",
     "UNKNOWN",
     "Atom",
@@ -35,6 +36,7 @@ __all__ = [
     "Place",
     "PartialCall",
     "ProgramAtom",
+    "Record",
     "Ref",
     "Site",
     "Step",
@@ -63,6 +65,7 @@ __all__ = [
     "site_owners",
     "narrow_capture",
     "narrow_not_capture",
+    "replace_fields",
 ]
 
 
@@ -281,9 +284,11 @@ class Partial:
 
 @_atom_class
 class Tup:
-    """A tuple with a known shape: one value per item."""
+    """A tuple with a known shape: one value per item. A named tuple's instance (see
+    :class:`Record`) also has its field names, one per item."""
 
     items: tuple[Value, ...]
+    names: tuple[str, ...] = ()
 
     @cached_property
     def nesting(self) -> tuple[int, int]:
@@ -305,6 +310,27 @@ class Tup:
         """What owns the sites of the devices, instances and containers inside (see
         :func:`site_owners`)."""
         return _makers_in(self.items)
+
+
+@_atom_class
+class Accessor:
+    """A function of the ``operator`` module that reaches into its argument:
+    ``methodcaller(name, *args, **kwargs)`` (kind "method"), ``attrgetter(name)`` ("attr",
+    a dotted name), ``itemgetter(key)`` ("item")."""
+
+    kind: str
+    name: object
+    args: tuple[Value, ...] = ()
+    kwargs: tuple[tuple[str, Value], ...] = ()
+
+
+@_atom_class
+class Record:
+    """A class made by ``collections.namedtuple(name, fields)``: calling it gives a
+    :class:`Tup` with these field names."""
+
+    name: str
+    fields: tuple[str, ...]
 
 
 @_atom_class
@@ -810,3 +836,19 @@ def narrow_capture(value: Value) -> Value:
                                                                a.is_capture)
         or (isinstance(a, Sym) and not a.real)
     )
+
+
+def replace_fields(value: Value, names: tuple[str, ...], values: tuple[Value, ...]) -> Value:
+    """``value._replace(name=new, ...)`` of a named tuple: for each one ``value`` may be, a
+    copy with those fields changed; a parameter gives its projection (``("replace", names,
+    values)``), which the caller's substitution applies to what it passed."""
+    changes = dict(zip(names, values))
+    out = EMPTY
+    for atom, trace in value.items():
+        if isinstance(atom, Tup) and atom.names and set(names) <= set(atom.names):
+            items = tuple(changes.get(n, item) for n, item in zip(atom.names, atom.items))
+            out = out.join(Value.of(Tup(items, atom.names), trace))
+        elif isinstance(atom, Sym):
+            proj = (*atom.proj, ("replace", names, values))
+            out = out.join(Value.of(Sym(atom.param, proj, atom.real, atom.owner), trace))
+    return out or Value.of(UNKNOWN)

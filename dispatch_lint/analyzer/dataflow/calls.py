@@ -28,6 +28,7 @@ from dispatch_lint.analyzer.values import (
     AMBIENT,
     EMPTY,
     UNKNOWN,
+    Accessor,
     Box,
     Closure,
     Cls,
@@ -36,6 +37,7 @@ from dispatch_lint.analyzer.values import (
     Inst,
     Partial,
     ProgramAtom,
+    Record,
     Ref,
     Step,
     Str,
@@ -52,6 +54,7 @@ from dispatch_lint.analyzer.values import (
     enters_via,
     is_tensorish,
     join_all,
+    replace_fields,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -173,6 +176,9 @@ class Calls:
                     args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
                     ) -> Value:
         """``receiver.name(...)`` for one atom the receiver may be (tensors apart)."""
+        if isinstance(atom, Sym) and name == "_replace" and not args and kwargs:
+            # a named tuple the caller passed (`batch._replace(x=...)`, in a generator)
+            return replace_fields(Value.of(atom, trace), tuple(kwargs), tuple(kwargs.values()))
         if isinstance(atom, Sym):
             # a parameter holding an object of the checked tree: call its method
             objects = self.objects_of(atom, node)
@@ -197,8 +203,12 @@ class Calls:
                                     node)
         if isinstance(atom, Dev) and name in ("wrap", "from_inner") and atom.is_autodiff:
             return Value.of(Ten(atom), trace)
+        if isinstance(atom, Box) and atom.kind == "dispatch" and name == "register":
+            return self.call_dispatcher(Box("registrar", atom.site), args, kwargs, node)
         if isinstance(atom, Box):
             return self.box_method(atom, name, args, kwargs, node)
+        if isinstance(atom, Tup) and atom.names:
+            return self.record_method(atom, trace, name, kwargs, node)
         if isinstance(atom, Str) and name == "format" and _FORMAT_SPEC.search(atom.text):
             self.read_arguments((*args, *kwargs.values()), node)
         return Value.of(UNKNOWN)
@@ -236,6 +246,12 @@ class Calls:
             info = program.funcs.get(atom.key)
             if info is not None:
                 return program.apply(info, self, None, args, kwargs, node, atom)
+        if isinstance(atom, Record):
+            return self.record_instance(atom, args, kwargs)
+        if isinstance(atom, Accessor):
+            return self.call_accessor(atom, args, node)
+        if isinstance(atom, Box) and atom.kind in ("dispatch", "registrar"):
+            return self.call_dispatcher(atom, args, kwargs, node)
         if isinstance(atom, Partial):
             return self.call_value(atom.func, (*atom.args, *args), {**dict(atom.kwargs), **kwargs},
                                    node)
@@ -433,7 +449,11 @@ class CallModel:
                                            into="attribute" if isinstance(proj, str)
                                            and proj.startswith("attr:") else "container")
             if isinstance(proj, tuple):  # ("item", key): under a constant key
-                run.store_item(new_target, proj[1], new_value)
+                key = subst.key(proj[1])
+                if isinstance(key, Sym):
+                    run.store_named(new_target, (key,), new_value)
+                else:
+                    run.store_item(new_target, None if key is UNKNOWN else key, new_value)
             elif proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value,
                                initial=True if info.name in CONSTRUCTORS else None)
@@ -641,7 +661,8 @@ def _tuple_items(value: Value) -> tuple[Value, ...] | None:
 
 def is_callable_object(atom: object) -> bool:
     """Atoms whose calls the analysis can follow: instances, classes, functions, closures."""
-    return isinstance(atom, (Inst, Cls, Closure, Partial)) or (
+    return isinstance(atom, (Inst, Cls, Closure, Partial, Accessor)) or (
+        isinstance(atom, Box) and atom.kind in ("dispatch", "registrar")) or (
         isinstance(atom, Ref) and atom.key is not None and not isinstance(atom.key, tuple)
     )
 

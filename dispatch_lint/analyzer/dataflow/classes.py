@@ -471,6 +471,11 @@ class Instances:
                 self.program.write_field(atom, name, self.concrete_part(value))
                 if isinstance(atom, Inst):
                     self.keep_effect(Value.of(atom), "attr:" + name, value)
+                    if atom.site is not None and atom.site.owner == self.site_owner and any(
+                            self.is_symbolic(a) for a in value):
+                        # an object this run made of its parameters (`Holder(t).read()`):
+                        # on this path its field holds them, as the caller will see it
+                        self.write_slot(("attr", atom, name), value, state)
             elif isinstance(atom, Sym):
                 self.keep_effect(Value.of(atom), "attr:" + name, value)
                 if not initial:
@@ -505,6 +510,9 @@ class Instances:
     def call_method(self, inst: Inst, name: str, args: tuple[Value, ...],
                     kwargs: dict[str, Value], node: cst.CSTNode | None, receiver: Value) -> Value:
         func = self.program.find_method(inst.cls, name)
+        if func is None and name == "_replace" and isinstance(node, cst.Call) and \
+                self.program.generated_fields(inst.cls) is not None:
+            return self.replaced_instance(receiver, kwargs, node)  # a NamedTuple class's
         if func is None:
             attr = self.program.instance_attribute(inst, name, self, node)
             if node is None or not isinstance(node, cst.Call):

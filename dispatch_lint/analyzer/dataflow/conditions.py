@@ -19,6 +19,7 @@ from dispatch_lint.analyzer.summaries import Summary
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Accessor,
     Box,
     Closure,
     Cls,
@@ -325,6 +326,9 @@ class Conditions:
                     return test.args[0].value, True, CAPTURE_TEST
                 if self.is_dataless_type_test(test, state):
                     return test.args[0].value, True, TRACED_TEST
+                if len(test.args) == 1 and self.eval_quiet(test.func, state) == Value.of(
+                        Accessor("attr", "is_capture")):
+                    return test.args[0].value, True, CAPTURE_TEST  # attrgetter("is_capture")
             subject = self.device_class_test(test, "Capture", state)
             if subject is not None:
                 return subject, True, CAPTURE_TEST

@@ -109,8 +109,9 @@ class Containers:
         program = self.program
         foreign = box.site.owner != self.site_owner
         content = None
-        if key is not None and not (isinstance(key, int) and program.read(("shifted",
-                                                                           box.site))):
+        if isinstance(key, int) and program.read(("shifted", box.site)):
+            content = self.moved_item(box, key)  # moved on this path, else any item
+        elif key is not None:
             content = self.slot_value(("bk", box, key), program.read(("bk", box.site, key)),
                                       record=foreign)
         if content is None and isinstance(key, str) and box.kind == "dict" and not (
@@ -199,7 +200,8 @@ class Containers:
         sliced = self.constant_slice(node, obj)
         if sliced is not None:
             return sliced
-        item = self.item(obj, key, node)
+        named = self.name_key(key_value) if key is None else None
+        item = self.item(obj, key, node) if named is None else self.named_item(obj, named, node)
         if key is not None and key_value is not None and self.keyed_by_caller(key_value):
             # the caller's key picked it: a finding it decides is the caller's
             return self.picked_by_caller(item, Step(
@@ -209,6 +211,49 @@ class Containers:
         if picked is not None:  # `TABLE[mode]["device"]`: what the caller's key picked
             return self.picked_by_caller(item, picked)
         return item
+
+    def name_key(self, key: Value | None) -> tuple[Sym, ...] | None:
+        """The parameters' device names ``key`` is (``cache[str(device)]``), else None."""
+        if not key or not all(isinstance(a, Sym) and a.owner == self.owner and a.proj
+                              and a.proj[-1] == "str" for a in key):
+            return None
+        return tuple(key)  # type: ignore[arg-type]
+
+    def named_item(self, obj: Value, names: tuple[Sym, ...], node: cst.CSTNode) -> Value:
+        """``cache[str(device)]`` of a container: what this path stored under that name, and
+        what the caller's container holds under the name of the device it passes (the
+        projection ``("lookup", box)``, read at each call)."""
+        out = EMPTY
+        for atom, trace in obj.items():
+            if not isinstance(atom, Box):
+                out = out.join(self.item_of(atom, trace, None, node))
+                continue
+            for name in names:
+                stored = self.path.view.get(("bk", atom, name)) if self.path is not None \
+                    else None
+                if stored is not None:
+                    out = out.join(stored[0])
+                    if stored[1]:
+                        continue
+                lookup = Sym(name.param, (*name.proj, ("lookup", atom)), name.real, name.owner)
+                out = out.join(Value.of(lookup, trace))
+        return out or Value.of(UNKNOWN)
+
+    def store_named(self, obj: Value, names: tuple[Sym, ...], value: Value) -> None:
+        """``cache[str(device)] = value``: on this path the container holds it under that
+        name, each call's under the name of its device (its other keys keep theirs)."""
+        for atom in obj:
+            if not isinstance(atom, Box):
+                self.store_item(Value.of(atom), None, value)
+                continue
+            own = atom.site.owner == self.site_owner
+            self.add_to_view(("b", atom), self.box_part(atom, value) if own else value)
+            for name in names:
+                self.write_slot(("bk", atom, name), value)
+                if own:
+                    self.keep_effect(Value.of(atom), ("item", name), value)
+            if own:
+                self.keep_effect(Value.of(atom), "elem", value)
 
     def constant_slice(self, node: cst.Subscript, obj: Value) -> Value | None:
         """``items[:1]``, ``items[1:]`` of one list or tuple of known length: a list of just
@@ -547,6 +592,8 @@ class Containers:
         """A method of a container the analysis made: what it stores and what it gives."""
         if box.kind == "parser":
             return self.parser_method(box, name, args, kwargs, node)
+        if box.kind in ("executor", "future"):
+            return self.executor_method(box, name, args, kwargs, node)
         target = Value.of(box)
         key = self.constant_key(args[0]) if args else None
         step = self.step(node, "added to a container: `{code}`")
@@ -581,6 +628,10 @@ class Containers:
             for item_key, value in kwargs.items():
                 self.store_item(target, item_key, value.map_traces(step))
             return Value.of(Const(None))
+        if name in ("insert", "pop") and box.kind == "list":
+            moved = self.moved_in_place(box, name, args, node)
+            if moved is not None:
+                return moved
         if name in CONTAINER_MUTATORS:
             if name in ("insert", "appendleft"):
                 self.program.shift_indices(box)
@@ -630,6 +681,48 @@ class Containers:
             made = self.program.apply(info, self, None, (), {}, node, closure, sent=args[0])
             return self.elements(made)  # the next value it yields
         return Value.of(UNKNOWN)
+
+    def moved_in_place(self, box: Box, name: str, args: tuple[Value, ...], node: cst.Call
+                       ) -> Value | None:
+        """``lst.insert(i, x)``, ``lst.pop()``, ``lst.pop(i)`` on a list whose length this
+        path knows, at a constant index: its items move on this path (what each index
+        holds after, the length one more or one less; the heap's slot for an index may
+        hold what moved there too). What the call gives; None (nothing done) otherwise."""
+        length = self.path_length(box)
+        index = _integer(node.args[0].value) if args and node.args else (
+            length - 1 if length else None)
+        if length is None or index is None:
+            return None
+        # what each index holds on this path: moved here before, else as it was written
+        held = [self.moved_item(box, i) or self.slot_value(
+            ("bk", box, i), self.program.read(("bk", box.site, i)), record=False) or EMPTY
+            for i in range(length)]
+        if name == "insert" and len(args) == 2:
+            index = min(max(index + length if index < 0 else index, 0), length)
+            added = self.added_by(name, args, node)
+            after = [*held[:index], added, *held[index:]]
+            self.store_item(Value.of(box), None, added)
+            result = Value.of(Const(None))
+        elif name == "pop" and len(args) <= 1 and -length <= index < length:
+            index = index + length if index < 0 else index
+            after = [*held[:index], *held[index + 1:]]
+            result = held[index] or Value.of(UNKNOWN)
+        else:
+            return None
+        # elsewhere (another path, a callee) an index says nothing any more; here it does
+        self.program.shift_indices(box)
+        for i in range(index, len(after)):
+            self.write_slot(("bk", box, i), after[i])
+        self.note_length(box, len(after))
+        return result
+
+    def moved_item(self, box: Box, index: int) -> Value | None:
+        """What index ``index`` of this run's list ``box`` holds on this path after its items
+        moved (see :meth:`moved_in_place`), else None."""
+        if self.path is None or not self.path.view:
+            return None
+        written = self.path.view.get(("bk", box, index))
+        return written[0] if written is not None and written[1] else None
 
     def path_length(self, box: Box) -> int | None:
         """How many items the list ``box``, made by this run, holds on this path, when every
@@ -775,3 +868,13 @@ def tuple_depth(items: tuple[Value, ...]) -> int:
             if isinstance(atom, Tup):
                 depth = max(depth, 1 + tuple_depth(atom.items))
     return depth
+
+
+def _integer(node: cst.BaseExpression) -> int | None:
+    """The integer literal ``node`` is (``3``, ``-1``), else None."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+            isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None

@@ -161,6 +161,10 @@ class Expressions:
             return self.project_sym(atom, trace, proj)
         if isinstance(atom, Inst):
             return self.program.instance_attribute(atom, name, self, node)
+        if isinstance(atom, Tup) and name in atom.names:  # a named tuple's field
+            return atom.items[atom.names.index(name)]
+        if isinstance(atom, Box) and atom.kind == "dispatch" and name == "register":
+            return Value.of(Box("registrar", atom.site), trace)  # `@to_host.register`
         if isinstance(atom, Box) and atom.kind == "ns":  # `types.SimpleNamespace(...)`
             return self.item(Value.of(atom, trace), name, node)
         if isinstance(atom, Cls):
@@ -320,8 +324,14 @@ class Expressions:
             tuples = [a for side in sequences for a in side if isinstance(a, Tup)]
             if len(tuples) == 2 and len(left) == len(right) == 1:  # (a, b) + (c,)
                 return Value.of(Tup(tuples[0].items + tuples[1].items))
-            # list + list: a new list holding both
-            return self.box_of("list", node, self.elements(left).join(self.elements(right)))
+            # list + list: a new list holding both, the left's items at their indices when
+            # it has a known length (`[head] + rest`), the right's too when it has one
+            first, second = self.known_items(left), self.known_items(right)
+            if first is None:
+                return self.box_of("list", node, self.elements(left).join(self.elements(right)))
+            tail = [(len(first) + i, item) for i, item in enumerate(second)] \
+                if second is not None else [(None, self.elements(right))]
+            return self.filled_box("list", node, [*enumerate(first), *tail])
         if sequences:
             return sequences[0]  # list * n, tuple * n
         return Value.of(UNKNOWN)

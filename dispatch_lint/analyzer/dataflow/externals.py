@@ -14,13 +14,17 @@ from dispatch_lint.analyzer.dataflow.conditions import TRACED_TEST
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
+    Accessor,
     Box,
     Closure,
     Const,
+    Dev,
     Inst,
     Partial,
+    Record,
     Ref,
     Str,
+    Sym,
     Trace,
     Tup,
     Value,
@@ -55,6 +59,24 @@ _PARSE_METHODS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_
 _AWAITS_FIRST = frozenset({"asyncio.run", "asyncio.create_task", "asyncio.ensure_future",
                            "asyncio.wait_for", "asyncio.shield"})
 
+#: The operator module's functions that reach into their argument (see :class:`Accessor`).
+_ACCESSORS = {"operator.methodcaller": "method", "operator.attrgetter": "attr",
+              "operator.itemgetter": "item"}
+
+#: Marks of a ``singledispatch`` function's implementations: its base function, and one
+#: registered by its annotation (the analysis does not read the type there).
+_BASE, _ANY = "<base>", "<annotated>"
+
+#: Decorators that make a function dispatch on its first argument's type.
+DISPATCHERS = frozenset({"functools.singledispatch", "functools.singledispatchmethod"})
+
+#: Pools that run the functions they are given: an executor (container kind "executor")
+#: whose ``submit`` gives a future (kind "future") holding the function's result.
+_EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
+                        "concurrent.futures.ProcessPoolExecutor",
+                        "concurrent.futures.thread.ThreadPoolExecutor",
+                        "concurrent.futures.process.ProcessPoolExecutor"})
+
 
 class ExternalCalls:
     """Calls of builtins and of libraries outside the checked tree."""
@@ -78,7 +100,11 @@ class ExternalCalls:
             if "key" in kwargs and args and name in ("max", "min", "sorted"):
                 self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
             if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
-                return self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
+                made = self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
+                items = self.known_items(args[0]) if name == "sorted" and args else None
+                if items is not None:
+                    self.permuted[next(iter(made))] = items  # what functools.reduce folds
+                return made
             if name == "next" and args:
                 return self.elements(args[0]) or Value.of(UNKNOWN)
             if name == "enumerate" and args:
@@ -93,12 +119,24 @@ class ExternalCalls:
                 if all(k is not None for k in known):  # pairs in order, as they are zipped
                     return self.list_of(node, [Value.of(Tup(tuple(k[i] for k in known)))
                                                for i in range(min(len(k) for k in known))])
+                if any(k is not None for k in known) and all(
+                        k is not None or (len(a) == 1 and isinstance(next(iter(a)), Box)
+                                          and next(iter(a)).kind == "list")
+                        for k, a in zip(known, args)):
+                    # names zipped with a list of unknown length: each pair takes the list's
+                    # item at its index (`dict(zip(names, [head] + rest))`)
+                    size = min(len(k) for k in known if k is not None)
+                    return self.list_of(node, [Value.of(Tup(tuple(
+                        k[i] if k is not None else self.item(a, i, node)
+                        for k, a in zip(known, args)))) for i in range(size)])
                 return self.box_of("list", node, Value.of(Tup(tuple(
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
             if name in ("map", "filter") and len(args) > 1:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
                                    self.kept_by(args[0], self.elements(args[1])))
+            if name in ("str", "repr") and len(args) == 1 and not kwargs:
+                return self.device_name(args[0])
             if name == "sum" and args:
                 return self.builtin_sum(args, kwargs, node)
             if name in ("max", "min") and args:
@@ -139,6 +177,23 @@ class ExternalCalls:
             # `os.environ.get("DEVICE", "numba")`: the default when the variable is not set,
             # else what the environment holds (unknown)
             return args[1].join(Value.of(UNKNOWN))
+        if qualname in _ACCESSORS and args:
+            return self.accessor(_ACCESSORS[qualname], args, kwargs)
+        if qualname in DISPATCHERS and args:
+            # `@functools.singledispatch`: a dispatcher whose implementations are a container's
+            box = self.new_box("dispatch", node)
+            self.store_item(Value.of(box), None, Value.of(Tup((Value.of(Str(_BASE)), args[0]))))
+            return Value.of(box)
+        if qualname.startswith("itertools.") and args:
+            made = self.iterator_tool(qualname[len("itertools."):], args, node)
+            if made is not None:
+                return made
+        if qualname == "collections.namedtuple" and len(args) > 1:
+            return self.record_class(args[0], args[1])
+        if qualname in _EXECUTORS:
+            return Value.of(self.new_box("executor", node))
+        if qualname == "concurrent.futures.as_completed" and args:
+            return self.box_of("list", node, self.elements(args[0]))
         if qualname == "argparse.ArgumentParser":
             return Value.of(self.new_box("parser", node))
         if qualname in _NAMESPACES and not args:
@@ -188,6 +243,176 @@ class ExternalCalls:
             if "known" in name:  # (namespace, the arguments it did not know)
                 return Value.of(Tup((made, self.box_of("list", node, Value.of(UNKNOWN)))))
             return made
+        return Value.of(UNKNOWN)
+
+    def accessor(self, kind: str, args: tuple[Value, ...], kwargs: dict[str, Value]
+                 ) -> Value:
+        """``operator.methodcaller(name, ...)``, ``attrgetter(name)``, ``itemgetter(key)``
+        with a constant name or key: an :class:`Accessor`; else unknown."""
+        if kind == "item":
+            key = self.constant_key(args[0])
+            if key is None and len(args[0]) == 1 and isinstance(next(iter(args[0])), Const):
+                key = next(iter(args[0])).value  # type: ignore[attr-defined]
+            if key is None or len(args) > 1:
+                return Value.of(UNKNOWN)
+            return Value.of(Accessor("item", key))
+        names = [a.text for a in self.constants(args[0]) if isinstance(a, Str)]
+        if len(names) != 1 or (kind == "attr" and len(args) > 1):
+            return Value.of(UNKNOWN)
+        return Value.of(Accessor(kind, names[0], args[1:], tuple(sorted(kwargs.items()))))
+
+    def call_accessor(self, accessor: Accessor, args: tuple[Value, ...], node: cst.Call
+                      ) -> Value:
+        """A call of an :class:`Accessor` on its argument."""
+        if not args:
+            return Value.of(UNKNOWN)
+        if accessor.kind == "method":
+            return self.call_attribute(args[0], accessor.name, accessor.args,  # type: ignore
+                                       dict(accessor.kwargs), node)
+        if accessor.kind == "item":
+            return self.item(args[0], accessor.name, node)
+        value = args[0]
+        for part in str(accessor.name).split("."):
+            value = self.attribute(value, part, node)
+        return value
+
+    def call_dispatcher(self, box: Box, args: tuple[Value, ...], kwargs: dict[str, Value],
+                        node: cst.Call) -> Value:
+        """A ``singledispatch`` function (``box`` holds its implementations) called: each
+        implementation may run. Its ``register`` (a "registrar" of the same site) adds the
+        function it is given, in any of its forms (``@f.register``, ``@f.register(T)``,
+        ``f.register(T, func)``), and gives it back."""
+        dispatcher = Box("dispatch", box.site)
+        if box.kind == "dispatch":
+            return self.call_value(self.implementations(dispatcher, args), args, kwargs, node)
+        functions = [v for v in args if any(
+            isinstance(a, (Closure, Partial)) or isinstance(a, Ref) and a.key is not None
+            and not isinstance(a.key, tuple) for a in v)]
+        if not functions:
+            # `@f.register(list)`: the decorator, which registers for that type
+            return Value.of(Partial(Value.of(Box("registrar", box.site)), tuple(args[:1]), ()))
+        kind = args[0] if len(args) > 1 else Value.of(Str(_ANY))  # else by its annotation
+        self.store_item(Value.of(dispatcher), None, Value.of(Tup((kind, functions[-1]))))
+        return functions[-1]
+
+    def implementations(self, dispatcher: Box, args: tuple[Value, ...]) -> Value:
+        """The implementations a ``singledispatch`` call may run: those registered for a
+        type its first argument certainly has (else every one whose type it may have, the
+        base function too); one registered by annotation may always run."""
+        entries = [a for a in self.box_content(dispatcher, None) if isinstance(a, Tup)
+                   and len(a.items) == 2]
+        certain, possible, base = EMPTY, EMPTY, EMPTY
+        for entry in entries:
+            kind, func = entry.items
+            marks = {a.text for a in kind if isinstance(a, Str)}
+            if _BASE in marks:
+                base = base.join(func)
+            elif _ANY in marks or not args:
+                possible = possible.join(func)
+            else:
+                verdict = self.isinstance_value(args[0], kind)
+                if verdict == Value.of(Const(True)):
+                    certain = certain.join(func)
+                elif verdict != Value.of(Const(False)):
+                    possible = possible.join(func)
+        if certain:
+            return certain.join(possible)
+        return possible.join(base)
+
+    def device_name(self, value: Value) -> Value:
+        """``str(device)`` / ``repr(device)``: the text of a device made nowhere in particular
+        (``NumPy()``, ``Autodiff(Numba())``), a name that keys a cache as the device does;
+        of a parameter, that name of what the caller passes (a :class:`Sym` projection
+        ``"str"``). Capture devices' texts name where they were made: unknown here."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Dev) and not atom.is_capture and atom.kind != "real":
+                out = out.join(Value.of(Str(atom.describe())))
+            elif isinstance(atom, Sym) and atom.owner == self.owner:
+                out = out.join(Value.of(Sym(atom.param, (*atom.proj, "str"), atom.real,
+                                            atom.owner), trace))
+            else:
+                return Value.of(UNKNOWN)
+        return out or Value.of(UNKNOWN)
+
+    def iterator_tool(self, name: str, args: tuple[Value, ...], node: cst.Call
+                      ) -> Value | None:
+        """What iterating an ``itertools`` iterator gives, as a list made at ``node``: the
+        elements of the iterables it goes through (``chain``, ``islice``, ``cycle``, ...),
+        tuples of them (``product``, ``pairwise``, ``zip_longest``); None for the others."""
+        if name == "chain":
+            content = join_all(self.elements(a) for a in args)
+        elif name == "chain.from_iterable":
+            content = self.elements(self.elements(args[0]))
+        elif name in ("islice", "cycle", "compress", "repeat"):
+            content = args[0] if name == "repeat" else self.elements(args[0])
+        elif name in ("takewhile", "dropwhile", "filterfalse") and len(args) > 1:
+            content = self.elements(args[1])
+        elif name in ("product", "zip_longest"):
+            content = Value.of(Tup(tuple(self.elements(a) for a in args)))
+        elif name == "pairwise":
+            content = Value.of(Tup((self.elements(args[0]), self.elements(args[0]))))
+        else:
+            return None
+        return self.box_of("list", node, content)
+
+    def record_class(self, name: Value, fields: Value) -> Value:
+        """``collections.namedtuple(name, fields)``: a :class:`Record` when its field names
+        are known (a string of names, or a list or tuple of them)."""
+        names: list[str] = []
+        if len(fields) == 1 and isinstance(next(iter(fields)), Str):
+            names = next(iter(fields)).text.replace(",", " ").split()  # type: ignore[attr-defined]
+        else:
+            for item in self.known_items(fields) or ():
+                texts = [a.text for a in item if isinstance(a, Str)]
+                if len(texts) != 1 or len(item) != 1:
+                    return Value.of(UNKNOWN)
+                names.append(texts[0])
+        title = [a.text for a in name if isinstance(a, Str)]
+        if not names or not all(n.isidentifier() for n in names):
+            return Value.of(UNKNOWN)
+        return Value.of(Record(title[0] if len(title) == 1 else "", tuple(names)))
+
+    def record_instance(self, record: Record, args: tuple[Value, ...],
+                        kwargs: dict[str, Value]) -> Value:
+        """A call of a named tuple's class: its fields from the arguments, in order or by
+        name (a default it was declared with is an unknown value)."""
+        items = [*args[:len(record.fields)]]
+        for name in record.fields[len(items):]:
+            items.append(kwargs.get(name, Value.of(UNKNOWN)))
+        return Value.of(Tup(tuple(items), record.fields))
+
+    def record_method(self, tup: Tup, trace: Trace | None, name: str,
+                      kwargs: dict[str, Value], node: cst.Call) -> Value:
+        """``_replace(**changes)`` and ``_asdict()`` of a named tuple's instance."""
+        if name == "_replace":
+            items = tuple(kwargs.get(field, item) for field, item in zip(tup.names, tup.items))
+            return Value.of(Tup(items, tup.names), trace)
+        if name == "_asdict":
+            made = self.filled_box("dict", node, list(zip(tup.names, tup.items)))
+            for box in made:
+                self.program.literal_keys.setdefault(box.site, set()).update(tup.names)
+            return made
+        return Value.of(UNKNOWN)
+
+    def executor_method(self, box: Box, name: str, args: tuple[Value, ...],
+                        kwargs: dict[str, Value], node: cst.Call) -> Value:
+        """A method of an executor or of a future it gave: ``submit(fn, *args)`` calls
+        ``fn`` and gives a future holding its result, ``map(fn, *iterables)`` gives the
+        results as ``map`` does; ``future.result()`` is the result, a done-callback is called
+        with the future."""
+        if box.kind == "executor" and name == "submit" and args:
+            result = self.call_value(args[0], args[1:], kwargs, node)
+            return self.box_of("future", node, result)
+        if box.kind == "executor" and name == "map" and len(args) > 1:
+            result = self.call_value(args[0], tuple(self.elements(a) for a in args[1:]), {},
+                                     node)
+            return self.box_of("list", node, result)
+        if box.kind == "future" and name == "result":
+            return self.box_content(box, None) or Value.of(UNKNOWN)
+        if box.kind == "future" and name == "add_done_callback" and args:
+            self.call_value(args[0], (Value.of(box),), {}, node)
+            return Value.of(Const(None))
         return Value.of(UNKNOWN)
 
     def option_value(self, dest: str, args: tuple[Value, ...], kwargs: dict[str, Value],
@@ -333,6 +558,16 @@ class ExternalCalls:
         """``functools.reduce(func, sequence, initial)``: the accumulator starts as
         ``initial`` (else the first element) and takes each result in turn; two steps reach
         what more would (the values only grow)."""
+        items = self.known_items(sequence)
+        if items is None and len(sequence) == 1:
+            items = self.permuted.get(next(iter(sequence)))  # type: ignore[call-overload]
+        if items is not None and (items or initial is not None):
+            # item by item (a sorted list's items in their first order: any order meets
+            # the same devices)
+            accumulator = items[0] if initial is None else initial
+            for item in items[1 if initial is None else 0:]:
+                accumulator = self.call_value(func, (accumulator, item), {}, node)
+            return accumulator
         elements = self.elements(sequence)
         accumulator = self.item(sequence, 0) if initial is None else initial
         for _ in range(2):

@@ -21,6 +21,7 @@ from dispatch_lint.analyzer.facts import (
     kind_of,
 )
 from dispatch_lint.analyzer.dataflow.calls import is_callable_object
+from dispatch_lint.analyzer.dataflow.externals import DISPATCHERS
 from dispatch_lint.analyzer.dataflow.syntax import names_within
 from dispatch_lint.analyzer.values import EMPTY, Closure, Cls, Ref, Trace, Value
 
@@ -151,7 +152,8 @@ class Closures:
         from another library) keeps the definition: such decorators wrap and call it."""
         for decorator in reversed(node.decorators):
             decorate = self.eval(decorator.decorator, state)
-            if not any(is_callable_object(a) for a in decorate):
+            if not any(is_callable_object(a) or isinstance(a, Ref)
+                       and a.qualname in DISPATCHERS for a in decorate):
                 continue
             result = self.call_value(decorate, (value,), {}, decorator.decorator)
             if any(is_callable_object(a) for a in result):

@@ -228,6 +228,8 @@ class Patterns:
                     return True
                 if isinstance(atom, Box) and Box in kinds:
                     return atom.kind == cls.qualname[len("builtins."):]
+                if isinstance(atom, (Ten, Dev)):
+                    return False  # a tensor or device is no number, string or container
                 return isinstance(atom, kinds) if kinds else None
             return None
         if isinstance(cls, Cls):

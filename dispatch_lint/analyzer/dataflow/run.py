@@ -178,6 +178,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.none_tests: set[int] = set()
         #: generators that calls made, with the function and closure that made each
         self.generators: dict[Box, tuple[FuncInfo, Closure | None]] = {}
+        #: lists ``sorted()`` made of known items: those items, in an order not known
+        self.permuted: dict[Box, tuple[Value, ...]] = {}
         #: containers read from the receiver's fields, with the step where they came in
         self.via_boxes: dict[Box, Step] = {}
         #: try bodies being run whose handlers catch a guard's CaptureGuardError

@@ -437,9 +437,13 @@ class Statements:
             obj = self.eval(target.value, state)
             if self.program.traced:
                 value = self.note_store(obj, value, target, "`{code}`")
-            key = self.subscript_key(target, state)
-            self.store_item(obj, key, value.map_traces(
-                self.step(target, "stored in `{code}`")))
+            key, key_value = self.subscript_key_value(target, state)
+            named = self.name_key(key_value) if key is None else None
+            stored = value.map_traces(self.step(target, "stored in `{code}`"))
+            if named is not None:
+                self.store_named(obj, named, stored)
+            else:
+                self.store_item(obj, key, stored)
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, value, state, node)
 
