@@ -10,6 +10,7 @@ caller's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -52,7 +53,8 @@ class Analysis(Protocol):
 
     def bounded(self, site: Site) -> Site: ...
 
-    def copy_fields(self, made: Inst, copy: Inst) -> None: ...
+    def copy_fields(self, made: Inst, copy: Inst,
+                    convert: Callable[[Value], Value] | None = None) -> None: ...
 
     def is_stored(self, inst: Inst | Box) -> bool: ...
 
@@ -250,14 +252,23 @@ class Substitution:
                 copy = Inst(atom.cls, site)
             else:
                 copy = Inst(atom.cls)
-            self.program.copy_fields(atom, copy)
+            self.program.copy_fields(atom, copy, self.per_call)
             return Value.of(copy, trace)
-        if isinstance(atom, Box) and atom in self.per_call_boxes and \
-                not self.program.is_stored(atom):
-            # a container the callee made and filled with its parameters: one per call
+        if isinstance(atom, Box) and atom in self.per_call_boxes:
+            # a container the callee made and filled with its parameters: one per call, also
+            # one kept in a field (each instance a factory builds has its own list); the
+            # fields of the instances it made point at it (see per_call)
             site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
             return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
+
+    def per_call(self, value: Value) -> Value:
+        """``value`` with the containers the callee made anew at every call as this call's
+        own, the rest as it is."""
+        if not any(isinstance(a, Box) and a in self.per_call_boxes for a in value):
+            return value
+        return join_all(self.atom(a, t) if isinstance(a, Box) else Value.of(a, t)
+                        for a, t in value.items())
 
     def slot(self, slot: tuple[object, ...]) -> tuple[object, ...]:
         """A heap slot the callee wrote, as the caller sees it: a field of an instance the

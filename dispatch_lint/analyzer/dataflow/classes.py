@@ -9,6 +9,7 @@ stores fields and calls methods (:class:`Instances`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -168,15 +169,17 @@ class ClassModel:
         self.note_read(("fields", family, inst.site))
         return sorted(self.field_names.get((family, inst.site), ()))
 
-    def copy_fields(self, made: Inst, copy: Inst) -> None:
+    def copy_fields(self, made: Inst, copy: Inst,
+                    convert: Callable[[Value], Value] | None = None) -> None:
         """``copy`` (an instance a callee made, as one call returns it) starts with the fields
-        the callee gave ``made``."""
+        the callee gave ``made``, each as ``convert`` sees it in the calling context (the
+        containers the callee made for it are this call's own)."""
         family = self.family(made.cls)
         self.note_read(("fields", family, made.site))
         for name in sorted(self.field_names.get((family, made.site), ())):
             value = self.read(self.field_key(made, name))
             if value:
-                self.write_field(copy, name, value)
+                self.write_field(copy, name, value if convert is None else convert(value))
 
     def new_instance(self, cls: object, run: FunctionRun, node: cst.CSTNode) -> Inst:
         """An instance made at ``node``; past a few sites per class they share one slot set,

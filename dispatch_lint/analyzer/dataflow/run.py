@@ -33,8 +33,8 @@ from dispatch_lint.analyzer.dataflow.patterns import Patterns
 from dispatch_lint.analyzer.dataflow.runtime import RuntimeCalls
 from dispatch_lint.analyzer.dataflow.state import Slot, State
 from dispatch_lint.analyzer.dataflow.statements import LoopFrame, Statements
-from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, Views, is_data
 from dispatch_lint.analyzer.dataflow.traces import TraceCalls, TraceState
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, Views, is_data
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
@@ -386,8 +386,12 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         return False
 
     def keep_effect(self, target: Value, proj: object, value: Value) -> None:
-        """A heap write that depends on the calling context: replayed at each call."""
-        if any(self.is_symbolic(a) for a in target) or any(self.is_symbolic(a) for a in value):
+        """A heap write that depends on the calling context: replayed at each call (also one
+        that puts a container this run made into another: each call's own, see
+        Summary.boxes_made_by)."""
+        if any(self.is_symbolic(a) for a in target) or any(
+                self.is_symbolic(a) or isinstance(a, Box) and a.site.owner == self.site_owner
+                for a in value):
             key = (target, proj)
             old = self.effects.get(key)
             if old is not None:
