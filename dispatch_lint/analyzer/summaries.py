@@ -50,6 +50,7 @@ class Analysis(Protocol):
     """What instantiating a summary needs of the whole program: where things are made."""
 
     instance_sites: dict[object, set[Site]]
+    literal_keys: dict[Site, set[str]]
 
     def bounded(self, site: Site) -> Site: ...
 
@@ -139,8 +140,9 @@ class Summary:
     key: object = None
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
-        """Containers the function (``owner``) makes and fills with its parameters' values:
-        each call gets its own (the effects fill it), so contexts do not leak into each other."""
+        """Containers the function (``owner``) makes and fills (every write to one is an
+        effect, see FunctionRun.keep_effect): each call gets its own, which the effects fill,
+        so that contexts do not leak into each other (allocation sites per call chain)."""
         return frozenset(
             a for target, _, _ in self.effects for a in target
             if isinstance(a, Box) and a.site.owner == owner
@@ -259,15 +261,20 @@ class Substitution:
             # one kept in a field (each instance a factory builds has its own list); the
             # fields of the instances it made point at it (see per_call)
             site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
+            keys = self.program.literal_keys.get(atom.site)
+            if keys:  # the keys its literal was written with, as the callee's
+                self.program.literal_keys.setdefault(site, set()).update(keys)
             return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
 
     def per_call(self, value: Value) -> Value:
-        """``value`` with the containers the callee made anew at every call as this call's
-        own, the rest as it is."""
-        if not any(isinstance(a, Box) and a in self.per_call_boxes for a in value):
+        """A field of an instance the callee made, as this call's copy holds it: the
+        containers and capture devices the callee made anew at every call are this call's
+        (the capture device a classmethod factory makes and its layers' tensors' device stay
+        one device), the rest as it is."""
+        if not any(isinstance(a, (Box, Dev, Ten)) for a in value):
             return value
-        return join_all(self.atom(a, t) if isinstance(a, Box) else Value.of(a, t)
+        return join_all(self.atom(a, t) if isinstance(a, (Box, Dev, Ten)) else Value.of(a, t)
                         for a, t in value.items())
 
     def slot(self, slot: tuple[object, ...]) -> tuple[object, ...]:

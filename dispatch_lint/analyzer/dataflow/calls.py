@@ -448,17 +448,26 @@ class CallModel:
                 new_value = run.note_store(outlived, new_value, node, "`{code}`",
                                            into="attribute" if isinstance(proj, str)
                                            and proj.startswith("attr:") else "container")
+            made = [a for a in target if isinstance(a, Box) and a in subst.per_call_boxes]
             if isinstance(proj, tuple):  # ("item", key): under a constant key
                 key = subst.key(proj[1])
                 if isinstance(key, Sym):
                     run.store_named(new_target, (key,), new_value)
                 else:
-                    run.store_item(new_target, None if key is UNKNOWN else key, new_value)
+                    key = None if key is UNKNOWN else key
+                    run.store_item(new_target, key, new_value)
+                    if key is not None:
+                        self._fill_made(run, subst, made, ("bk", key), new_value)
             elif proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value,
                                initial=True if info.name in CONSTRUCTORS else None)
             else:
-                run.store_item(new_target, None, new_value)
+                # a container made anew at this call holds the keys the callee's holds: its
+                # joined content grows it only if the callee's grew (`head, *rest = pair()`)
+                grows = len(made) != len(target) or any(
+                    self.read(("grown", a.site)) for a in made)
+                run.store_item(new_target, None, new_value, grows=grows)
+                self._fill_made(run, subst, made, ("b",), new_value)
             subst.heap_changed()
         constructor = info.name in CONSTRUCTORS
         for slot, value, must in summary.view_out:
@@ -488,6 +497,16 @@ class CallModel:
         # passed the receiver (an element of this receiver's container field, say)
         entered = Step(run.file, node, "returned from `{code}`", run.anchor, via=run.owner)
         return _entered_from(run, info.key, ret, entered, returned)
+
+    def _fill_made(self, run: FunctionRun, subst: Substitution, made: list[Box],
+                   slot: tuple[object, ...], value: Value) -> None:
+        """This call's own copies of containers the callee made hold ``value`` (in ``slot``:
+        ("b",) or ("bk", key)) from where the program starts, as the callee's did: a run that
+        does not start from this path (a method a trace or a callback runs) sees them."""
+        for box in made:
+            for copy in subst.atom(box, None):
+                if isinstance(copy, Box):
+                    run.write_initial((slot[0], copy, *slot[1:]), value)
 
     def _context(self, info: FuncInfo, bound: dict[int, Value],
                  defaulted: set[int] | frozenset[int] = frozenset(),

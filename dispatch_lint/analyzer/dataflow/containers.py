@@ -61,11 +61,13 @@ CONTAINER_MUTATORS = frozenset(
 class Containers:
     """The interpreter's containers."""
 
-    def store_item(self, obj: Value, key: object, value: Value) -> None:
+    def store_item(self, obj: Value, key: object, value: Value, grows: bool = True) -> None:
+        """``obj[key] = value`` (key None: under no key the container knows, unless not
+        ``grows``: what the items it knows hold, joined)."""
         if isinstance(key, Keys):
             key = None  # which of them is not known: the container's any-item slot
         for atom in obj:
-            if isinstance(atom, Box) and key is None:
+            if isinstance(atom, Box) and key is None and grows:
                 self.program.grow(atom)
             if isinstance(atom, Box) and not self.writes_initial and (
                     self.path is not None or atom.site.owner != self.site_owner):

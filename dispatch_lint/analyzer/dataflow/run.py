@@ -386,12 +386,12 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         return False
 
     def keep_effect(self, target: Value, proj: object, value: Value) -> None:
-        """A heap write that depends on the calling context: replayed at each call (also one
-        that puts a container this run made into another: each call's own, see
-        Summary.boxes_made_by)."""
+        """A heap write that depends on the calling context: replayed at each call. Every
+        write to a container this run made is one: each call makes its own (see
+        Summary.boxes_made_by), filled by these."""
         if any(self.is_symbolic(a) for a in target) or any(
-                self.is_symbolic(a) or isinstance(a, Box) and a.site.owner == self.site_owner
-                for a in value):
+                self.is_symbolic(a) for a in value) or any(
+                isinstance(a, Box) and a.site.owner == self.site_owner for a in target):
             key = (target, proj)
             old = self.effects.get(key)
             if old is not None:

@@ -104,11 +104,11 @@ class Statements:
 
     def stmt_Return(self, stmt: cst.Return, state: State) -> None:
         self.returned = True
-        self.note_exit(state, stmt.value, passes=False)
         if stmt.value is not None:
             value = self.eval(stmt.value, state)
             self.returns = self.returns.join(value.map_traces(self.step(stmt, "returned")))
-        self.note_passes(state)
+        # after the value: what a call in it writes (a global it rebinds) is on the exit's path
+        self.note_exit(state, stmt.value)
 
     def stmt_Raise(self, stmt: cst.Raise, state: State) -> None:
         if stmt.exc is not None:
