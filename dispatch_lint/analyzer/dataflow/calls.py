@@ -470,8 +470,15 @@ class CallModel:
                 self._fill_made(run, subst, made, ("b",), new_value)
             subst.heap_changed()
         constructor = info.name in CONSTRUCTORS
+        literals = _integer_arguments(info, node) if any(
+            slot[0] == "len" for slot, _, _ in summary.view_out) else {}
         for slot, value, must in summary.view_out:
             new_value = subst.value(value)
+            if slot[0] == "len" and len(value) == 1:
+                # a list of as many items as a parameter says: the caller's literal
+                sym = next(iter(value))
+                if isinstance(sym, Sym) and sym.owner == info.key and sym.param in literals:
+                    new_value = Value.of(Const(literals[sym.param]))
             if traced:
                 new_value = self.after_trace(summary, new_value)
             run.replay_view(subst.slot(slot), new_value, must, constructor)
@@ -694,3 +701,25 @@ def _decides_calls(atom: object) -> bool:
 
 #: ``str.format`` fields with a format spec (``{:.3f}``, ``{0:>8}``)
 _FORMAT_SPEC = re.compile(r"\{[^{}:]*:[^{}]+\}")
+
+
+def _integer_arguments(info: FuncInfo, node: cst.CSTNode) -> dict[int, int]:
+    """The parameters a call passes an integer literal (``build(2, dev)``), by index: the
+    analysis keeps no integers, but a list's length may come from one."""
+    if not isinstance(node, cst.Call):
+        return {}
+    params = info.params
+    start = 1 if info.cls is not None and info.kind in (
+        "method", "property", "setter", "classmethod") else 0
+    positional = [i for i in range(start, len(params)) if params[i].kind == "pos"]
+    by_name = {p.name: i for i, p in enumerate(params) if p.kind in ("pos", "kwonly")}
+    out: dict[int, int] = {}
+    for k, arg in enumerate(node.args):
+        if arg.star:
+            break
+        index = by_name.get(arg.keyword.value) if arg.keyword is not None else (
+            positional[k] if k < len(positional) else None)
+        value = arg.value
+        if index is not None and isinstance(value, cst.Integer):
+            out[index] = int(value.value, 0)
+    return out

@@ -64,7 +64,7 @@ class Containers:
     def store_item(self, obj: Value, key: object, value: Value, grows: bool = True) -> None:
         """``obj[key] = value`` (key None: under no key the container knows, unless not
         ``grows``: what the items it knows hold, joined)."""
-        if isinstance(key, Keys):
+        if isinstance(key, Keys) or isinstance(key, int) and key < 0:
             key = None  # which of them is not known: the container's any-item slot
         for atom in obj:
             if isinstance(atom, Box) and key is None and grows:
@@ -108,6 +108,9 @@ class Containers:
         the caller put there (see :meth:`Views.receives`)."""
         if isinstance(key, Keys):  # one of a few constant keys
             return join_all(self.box_content(box, k) for k in sorted(key))
+        if isinstance(key, int) and not isinstance(key, bool) and key < 0:
+            length = self.path_length(box)  # `stack[-1]` of a list this path knows
+            key = key + length if length is not None and key + length >= 0 else None
         program = self.program
         foreign = box.site.owner != self.site_owner
         content = None
@@ -177,8 +180,8 @@ class Containers:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = element.slice.value
-                if len(node.slice) == 1 and isinstance(index, cst.Integer):
-                    return int(index.evaluated_value), None
+                if len(node.slice) == 1 and _integer(index) is not None:
+                    return _integer(index), None  # also `-1`: see box_content
                 value = self.eval(index, state)
                 if len(node.slice) == 1:
                     key, key_value = self.constant_key(value), value
@@ -473,11 +476,33 @@ class Containers:
                 inner = narrowed if narrowed is not None else inner
             value = self.eval(node.elt, inner)
             self.diverged = diverged  # it may loop over nothing
-            return self.box_of("list", node, value)
+            made = self.box_of("list", node, value)
+            if not for_in.ifs:
+                self.note_range_length(next(iter(made)), for_in.iter, state)
+            return made
         made = [self.eval(node.elt, inner) for inner in kept]
         if not kept:
             self.diverged = diverged
         return self.list_of(node, made)
+
+    def note_range_length(self, box: Box, iterable: cst.BaseExpression, state: State) -> None:
+        """``[f(i) for i in range(n)]`` holds ``n`` items on this path, also when ``n`` is a
+        parameter: the caller's literal then says how many its copy holds (a layer stack a
+        helper builds for ``n`` layers), see :meth:`path_length` and CallModel.apply."""
+        if self.path is None or not (isinstance(iterable, cst.Call) and len(iterable.args) == 1
+                                     and iterable.args[0].keyword is None
+                                     and not iterable.args[0].star):
+            return
+        func = self.eval_quiet(iterable.func, state)
+        if len(func) != 1 or next(iter(func)) != Ref("builtins.range"):
+            return
+        arg = iterable.args[0].value
+        literal = _integer(arg)
+        count = Value.of(Const(literal)) if literal is not None else self.eval_quiet(arg, state)
+        atom = next(iter(count)) if len(count) == 1 else None
+        if isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj or isinstance(
+                atom, Const) and type(atom.value) is int and atom.value >= 0:
+            self.path.view[("len", box)] = (count, True)
 
     def known_items(self, value: Value) -> tuple[Value, ...] | None:
         """The items of ``value`` in order when it is one tuple, or one list of known length,
@@ -696,9 +721,10 @@ class Containers:
         if length is None or index is None:
             return None
         # what each index holds on this path: moved here before, else as it was written
+        # (an index without a slot of its own holds what the list holds: a comprehension's)
         held = [self.moved_item(box, i) or self.slot_value(
-            ("bk", box, i), self.program.read(("bk", box.site, i)), record=False) or EMPTY
-            for i in range(length)]
+            ("bk", box, i), self.program.read(("bk", box.site, i)), record=False)
+            or self.box_content(box, None) for i in range(length)]
         if name == "insert" and len(args) == 2:
             index = min(max(index + length if index < 0 else index, 0), length)
             added = self.added_by(name, args, node)
