@@ -69,6 +69,11 @@ class Containers:
         for atom in obj:
             if isinstance(atom, Box) and key is None and grows:
                 self.program.grow(atom)
+                if self.path is not None and self.path.view:
+                    for start in range(MAX_UNROLLED + 1):  # appended to its tail too
+                        held = self.path.view.get(("tail", atom, start))
+                        if held is not None:
+                            self.path.view[("tail", atom, start)] = (held[0].join(value), True)
             if isinstance(atom, Box) and not self.writes_initial and (
                     self.path is not None or atom.site.owner != self.site_owner):
                 # what a function adds to a container (one that was there before it ran,
@@ -123,6 +128,8 @@ class Containers:
                 program.read(("grown", box.site)) or program.past_precise_slots(box.site)):
             # every write to the dict named its key: a key none named holds nothing
             content = EMPTY
+        if content is None and isinstance(key, int):
+            content = self.tail_of(box, key)
         if content is None:
             content = self.slot_value(("b", box), program.read(("b", box.site)),
                                       record=foreign) or EMPTY
@@ -145,6 +152,25 @@ class Containers:
         return Value({Tup(tuple(item.map_traces(entered) for item in a.items))
                       if isinstance(a, Tup) else a: t.then(entered) if t is not None
                       else Trace(entered) for a, t in content.items()})
+
+    def note_tail(self, box: Box, start: int, value: Value) -> None:
+        """On this path the list ``box`` holds ``value``'s items from index ``start`` on, how
+        many is not known (``[head] + rest``): an index or a starred target past its known
+        items gets them, not the head."""
+        if self.path is not None and start <= MAX_UNROLLED:
+            self.path.view[("tail", box, start)] = (value, True)
+
+    def tail_of(self, box: Box, index: int) -> Value | None:
+        """What index ``index`` (or a starred target from it on) of ``box`` holds on this
+        path when it is past the known items (see :meth:`note_tail`), else None."""
+        if self.path is None or not self.path.view or index < 0 or self.program.read(
+                ("shifted", box.site)):
+            return None
+        for start in range(min(index, MAX_UNROLLED), -1, -1):
+            held = self.path.view.get(("tail", box, start))
+            if held is not None:
+                return held[0]
+        return None
 
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean

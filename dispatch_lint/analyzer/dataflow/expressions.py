@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.bounds import MAX_PROJECTION
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import operator_symbol
@@ -37,6 +36,7 @@ from dispatch_lint.analyzer.values import (
     is_tensorish,
     join_all,
 )
+from dispatch_lint.frameworks import dispatch
 
 #: The projections that keep what is a tracer of a value (``traced``: also in its items;
 #: ``array``: only itself): after one, these keep the same (iterating a tracer, or what it
@@ -171,9 +171,8 @@ class Expressions:
             return self.program.class_attribute(atom, name, self)
         if isinstance(atom, Traced):
             return self.traced_attribute(atom, trace, name)
-        if isinstance(atom, Dev):
-            if name == "inner" and atom.inner is not None:
-                return Value.of(atom.inner, trace)
+        if isinstance(atom, Dev) and name == "inner" and atom.inner is not None:
+            return Value.of(atom.inner, trace)
         return Value.of(UNKNOWN)
 
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value:
@@ -331,7 +330,10 @@ class Expressions:
                 return self.box_of("list", node, self.elements(left).join(self.elements(right)))
             tail = [(len(first) + i, item) for i, item in enumerate(second)] \
                 if second is not None else [(None, self.elements(right))]
-            return self.filled_box("list", node, [*enumerate(first), *tail])
+            made = self.filled_box("list", node, [*enumerate(first), *tail])
+            if second is None:  # from the left's length on: the right's items
+                self.note_tail(next(iter(made)), len(first), tail[0][1])
+            return made
         if sequences:
             return sequences[0]  # list * n, tuple * n
         return Value.of(UNKNOWN)

@@ -472,6 +472,9 @@ class Statements:
                         part = part.join(items[size - (count - index)])
                 elif isinstance(atom, Box) and (star is None or index < star):
                     part = part.join(self.box_content(atom, index))
+                elif isinstance(atom, Box) and index == star == count - 1 and (
+                        tail := self.tail_of(atom, star)) is not None:
+                    part = part.join(tail)  # `head, *rest = [head] + rest`
                 else:
                     part = part.join(self.elements(Value.of(atom, trace)))
             if isinstance(element, cst.StarredElement):
