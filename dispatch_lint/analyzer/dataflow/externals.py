@@ -86,6 +86,8 @@ class ExternalCalls:
         if qualname in _NO_RETURN:
             self.diverged = True
             return EMPTY
+        if qualname == "collections.deque":  # a list with two open ends (maxlen aside)
+            return self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
         if qualname.startswith("builtins."):
             name = qualname[len("builtins."):]
             if name in dispatch.DATA_READ_BUILTINS and args and has_tensor(args[0]):
