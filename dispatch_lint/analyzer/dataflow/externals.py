@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.conditions import TRACED_TEST
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -34,6 +33,7 @@ from dispatch_lint.analyzer.values import (
     narrow_capture,
     narrow_not_capture,
 )
+from dispatch_lint.frameworks import dispatch
 
 #: Classes whose instances are attribute bags made from keywords: a namespace's attributes
 #: are kept as the items of a container (kind "ns") under their names.
