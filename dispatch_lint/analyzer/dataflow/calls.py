@@ -199,6 +199,7 @@ class Calls:
             return self.call_value(self.program.class_attribute(atom, name, self), args,
                                    kwargs, node)
         if isinstance(atom, ProgramAtom) and name == "run":
+            self.read_program_inputs(args[0] if args else kwargs.get("inputs"), node)
             return self.real_result(kwargs.get("device", args[1] if len(args) > 1 else None),
                                     node)
         if isinstance(atom, Dev) and name in ("wrap", "from_inner") and atom.is_autodiff:

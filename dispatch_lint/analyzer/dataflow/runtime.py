@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dispatch_lint.analyzer import model
-from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
@@ -34,6 +33,7 @@ from dispatch_lint.analyzer.values import (
     join_all,
     narrow_not_capture,
 )
+from dispatch_lint.frameworks import dispatch
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
@@ -75,6 +75,7 @@ class RuntimeCalls:
         if name in ("export",) or name == "from_json":
             return Value.of(ProgramAtom())
         if name == "replay":
+            self.read_program_inputs(args[1] if len(args) > 1 else kwargs.get("inputs"), node)
             return self.real_result(kwargs.get("device", args[2] if len(args) > 2 else None),
                                     node)
         if name in dispatch.SAME_DEVICE_FUNCTIONS and args:
@@ -248,6 +249,16 @@ class RuntimeCalls:
                 out = out.join(self.project_sym(dev, trace, ("tensor", self.place(
                     node, "born from `{code}`"))))
         return out or Value.of(UNKNOWN)
+
+    def read_program_inputs(self, inputs: Value | None, node: cst.CSTNode) -> None:
+        """``Program.run(inputs)`` / ``replay(outputs, inputs)`` read the data of the tensors
+        the inputs dict holds (a capture tensor there: "program input is a capture tensor")."""
+        if not inputs:
+            return
+        tensors = self.contents(inputs).filter(is_tensorish)
+        if tensors:
+            self.emit("read", (tensors,), "program input", node, "read as a program input by "
+                      "`{code}`")
 
     def real_result(self, device: Value | None, node: cst.CSTNode) -> Value:
         """The result of ``Program.run`` / ``replay``: real tensors on ``device``."""
