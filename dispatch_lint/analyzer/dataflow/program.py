@@ -23,8 +23,8 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.bounds import (
     MAX_CLOSURES,
-    MAX_PRECISE_SLOTS,
     MAX_DEEP_ROUNDS,
+    MAX_PRECISE_SLOTS,
     MAX_ROUNDS,
     MAX_SITES_PER_NODE,
     MAX_UNIT_DEPTH,
@@ -37,9 +37,9 @@ from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
 from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
 from dispatch_lint.analyzer.project import importing
@@ -52,18 +52,20 @@ from dispatch_lint.analyzer.values import (
     Cls,
     Const,
     Inst,
+    Partial,
     Ref,
     Site,
     Step,
     Str,
     Sym,
     Trace,
+    TracedFunction,
+    Tup,
     Value,
     enters_via,
     narrow_not_capture,
 )
 from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
-
 
 #: what a note says when a function's views were bounded (see Program.bounded_view)
 VIEWS_REDUCED = (f"called with more than {MAX_VIEWS} different views of the globals and "
@@ -634,9 +636,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             if len(atoms) != 1:
                 return frozenset()
             atom = atoms[0]
-            if isinstance(atom, Ref) and atom.key in self.funcs:
-                wrapped.add(atom)
-            elif isinstance(atom, Closure) and depth < 2 and (
+            if isinstance(atom, Ref) and atom.key in self.funcs or isinstance(atom, Closure) and depth < 2 and (
                     not atom.captured or self._wrapped_functions(atom, depth + 1)):
                 wrapped.add(atom)
             else:
@@ -809,9 +809,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         guards = run.exit_guards
         self.work += run.work
         written = run.exit_view or {}
-        fresh = frozenset(a for target, _, _ in run.effects.values() for a in target
+        effects = self._reachable_effects(run, ret, written)
+        fresh = frozenset(a for target, _, _ in effects for a in target
                           if a in run.made and a not in run.outside)
-        return Summary(ret, tuple(run.pending.values()), tuple(run.effects.values()), owner,
+        return Summary(ret, tuple(run.pending.values()), effects, owner,
                        fresh=fresh,
                        returns_normally=end is not None or run.returned,
                        passes=run.exit_passed or frozenset(),
@@ -821,6 +822,42 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                                       in written.items()),
                        reads=frozenset(run.slot_reads),
                        none_tests=frozenset(run.none_tests), key=key)
+
+    def _reachable_effects(self, run: FunctionRun, ret: Value,
+                           written: dict[object, tuple[Value, bool]]
+                           ) -> tuple[tuple[Value, object, Value], ...]:
+        """The run's effects a caller can observe: those on a container the run made only
+        while something it hands out (its result, its other effects, the view it ends with,
+        its pending events, a field) reaches the container; a local list's fill is not
+        replayed at every call."""
+        owner = run.site_owner
+        local = [e for e in run.effects.values()
+                 if e[0] and all(isinstance(a, Box) and a.site.owner == owner for a in e[0])]
+        if not local:
+            return tuple(run.effects.values())
+        reached: set[Box] = set()
+        pending: list[Value] = [ret]
+        pending += [v for e in run.effects.values() if e not in local for v in (e[0], e[2])]
+        pending += [v for event in run.pending.values() for v in event.values]
+        for slot, (value, _must) in written.items():
+            pending.append(value)
+            pending += [Value.of(part) for part in slot[1:] if isinstance(part, (Box, Inst))]
+        reached.update(a for e in local for a in e[0] if a in self.stored)
+        by_box: dict[Box, list[Value]] = {}
+        for target, _proj, value in local:
+            for box in target:
+                by_box.setdefault(box, []).append(value)
+        queue = list(reached)
+        while pending or queue:
+            while pending:
+                for box in _boxes_within(pending.pop()):
+                    if box not in reached:
+                        reached.add(box)
+                        queue.append(box)
+            if queue:
+                pending += by_box.get(queue.pop(), [])
+        return tuple(e for e in run.effects.values()
+                     if e not in local or any(a in reached for a in e[0]))
 
     def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
               born: dict[object, object] | None = None, at_via: object = None
@@ -876,3 +913,26 @@ def _anchor_of(event: Event, node: cst.CSTNode) -> cst.CSTNode | None:
 
 def _trace_len(trace: Trace | None) -> int:
     return trace.length if trace is not None else 0
+
+
+def _boxes_within(value: Value, depth: int = 8) -> set[Box]:
+    """The containers ``value`` is or holds in tuples, closures, partials and traced
+    functions (not through the heap)."""
+    out: set[Box] = set()
+    for atom in value:
+        if isinstance(atom, Box):
+            out.add(atom)
+        elif depth <= 0:
+            continue
+        elif isinstance(atom, Tup):
+            for item in atom.items:
+                out |= _boxes_within(item, depth - 1)
+        elif isinstance(atom, Closure):
+            for _, held in atom.captured:
+                out |= _boxes_within(held, depth - 1)
+        elif isinstance(atom, Partial):
+            for held in (atom.func, *atom.args, *(v for _, v in atom.kwargs)):
+                out |= _boxes_within(held, depth - 1)
+        elif isinstance(atom, TracedFunction):
+            out |= _boxes_within(atom.func, depth - 1)
+    return out
