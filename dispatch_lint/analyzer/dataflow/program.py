@@ -106,6 +106,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.importers = importers
         #: per round: the modules whose importers ran because what they made was read
         self.importers_run: set[int] = set()
+        #: the modules an import statement the analysis ran names (and their packages): the
+        #: modules Python has run by then, whose top levels may fill a registry
+        self.imported: set[int] = set()
         self.user = user
         self.rules_judge = judge
         models = tuple(models)
@@ -427,8 +430,26 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         if file in self.importers_run or file >= len(self.importers):
             return
         self.importers_run.add(file)
-        for importer in sorted(importing(self.importers, (file,)) - {file}):
-            self.analyze_module(importer)
+        # Only the importers that run: an entry, or a module an import the analysis ran
+        # names (a library's other modules importing its core never run for this program).
+        # Running one may import another, so until none is left.
+        waiting = sorted(importing(self.importers, (file,)) - {file})
+        while waiting:
+            runs = [i for i in waiting if i in self.imported or i in self.entries]
+            if not runs:
+                return
+            waiting = [i for i in waiting if i not in runs]
+            for importer in runs:
+                self.analyze_module(importer)
+
+    def note_imported(self, qualname: str) -> None:
+        """An import of ``qualname`` ran: the module and its packages have run (or, for a name
+        in a module, that module)."""
+        parts = qualname.split(".")
+        for end in range(1, len(parts) + 1):
+            file = self.modules.get(".".join(parts[:end]))
+            if file is not None:
+                self.imported.add(file)
 
     def global_value(self, file: int, name: str) -> Value | None:
         """The global ``name`` of the module ``file``: what the module binds to it, joined
