@@ -55,6 +55,8 @@ class Analysis(Protocol):
 
     def is_stored(self, inst: Inst | Box) -> bool: ...
 
+    def shared_instance(self, cls: object, site: Site) -> Inst: ...
+
 
 class Caller(Protocol):
     """What instantiating a summary needs of the calling function's analysis
@@ -160,6 +162,7 @@ class Summary:
 EMPTY_SUMMARY = Summary(EMPTY, (), ())
 
 
+
 class Substitution:
     """Instantiates a callee's summary values in one calling context."""
 
@@ -248,7 +251,7 @@ class Substitution:
                 sites.add(site)
                 copy = Inst(atom.cls, site)
             else:
-                copy = Inst(atom.cls)
+                copy = self.program.shared_instance(atom.cls, site)
             self.program.copy_fields(atom, copy)
             return Value.of(copy, trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes and \
