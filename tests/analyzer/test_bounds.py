@@ -353,7 +353,11 @@ def test_instances_of_one_class_made_at_many_nodes_keep_their_fields_apart() -> 
     # With one instance for the whole class past the bound, each call applied every later
     # factory's closure (8.5 times).
     assert many.work <= 5 * few.work
-    assert not [n for n in many.notes if is_precision_note(n)]
+    # the functions that made instances past the bound are named (the factories, and the
+    # callers their instances are copied into)
+    reduced = [n.message for n in many.notes if is_precision_note(n)]
+    assert len(reduced) >= 32 - 8
+    assert all("made instances of `tx.Transformation` past the 8" in m for m in reduced)
 
 
 # datasets' _align_features: a recursive call passes the function's own parameters on inside
