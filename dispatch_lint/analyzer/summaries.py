@@ -55,7 +55,7 @@ class Analysis(Protocol):
 
     def is_stored(self, inst: Inst | Box) -> bool: ...
 
-    def shared_instance(self, cls: object, site: Site, run: Caller) -> Inst: ...
+    def shared_instance(self, cls: object, site: Site) -> Inst: ...
 
 
 class Caller(Protocol):
@@ -97,8 +97,6 @@ class Caller(Protocol):
                 ) -> Value: ...
 
     def limited(self, atom: Closure | Tup) -> object: ...
-
-    def reduced(self, why: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -253,7 +251,7 @@ class Substitution:
                 sites.add(site)
                 copy = Inst(atom.cls, site)
             else:
-                copy = self.program.shared_instance(atom.cls, site, self.run)
+                copy = self.program.shared_instance(atom.cls, site)
             self.program.copy_fields(atom, copy)
             return Value.of(copy, trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes and \

@@ -187,24 +187,20 @@ class ClassModel:
         sites = self.instance_sites.setdefault(cls, set())
         site = Site(run.file, id(node), run.site_owner)
         if site not in sites and len(sites) >= MAX_INSTANCE_SITES:
-            return self.shared_instance(cls, site, run)
+            return self.shared_instance(cls, site)
         sites.add(site)
         inst = Inst(cls, site)
         run.made.add(inst)
         return inst
 
-    def shared_instance(self, cls: object, site: Site, run: FunctionRun) -> Inst:
+    def shared_instance(self, cls: object, site: Site) -> Inst:
         """The instance of ``cls`` made at ``site``'s node past MAX_INSTANCE_SITES sites of
         the class: one per node, whatever call made it. (One for the whole class joined the
         fields of all its instances: optax's GradientTransformation, made by a hundred
         optimizers, then held a hundred `update` closures, and every `tx.update(...)`
         applied them all.) The nodes are the code's own, so their number grows with the
         code, not with its calls. Their fields are also the class's instance's, ``self`` of
-        a method no call reaches (see :meth:`write_field`). ``run`` makes it, and says so."""
-        name = self.classes[cls].qualname if cls in self.classes else str(cls)
-        run.reduced(f"made instances of `{name}` past the {MAX_INSTANCE_SITES} places told "
-                    "apart: those made at one place share their fields, whatever call made "
-                    "them")
+        a method no call reaches (see :meth:`write_field`)."""
         inst = Inst(cls, Site(site.file, site.node, None))
         self.shared.add(inst)
         return inst
