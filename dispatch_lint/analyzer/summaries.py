@@ -162,7 +162,6 @@ class Summary:
 EMPTY_SUMMARY = Summary(EMPTY, (), ())
 
 
-
 class Substitution:
     """Instantiates a callee's summary values in one calling context."""
 
