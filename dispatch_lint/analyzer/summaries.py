@@ -56,6 +56,8 @@ class Analysis(Protocol):
 
     def is_stored(self, inst: Inst | Box) -> bool: ...
 
+    def shared_instance(self, cls: object, site: Site) -> Inst: ...
+
 
 class Caller(Protocol):
     """What instantiating a summary needs of the calling function's analysis
@@ -249,7 +251,7 @@ class Substitution:
                 sites.add(site)
                 copy = Inst(atom.cls, site)
             else:
-                copy = Inst(atom.cls)
+                copy = self.program.shared_instance(atom.cls, site)
             self.program.copy_fields(atom, copy)
             return Value.of(copy, trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes and \

@@ -23,8 +23,8 @@ import libcst as cst
 from dispatch_lint.analyzer import model
 from dispatch_lint.analyzer.bounds import (
     MAX_CLOSURES,
-    MAX_PRECISE_SLOTS,
     MAX_DEEP_ROUNDS,
+    MAX_PRECISE_SLOTS,
     MAX_ROUNDS,
     MAX_SITES_PER_NODE,
     MAX_UNIT_DEPTH,
@@ -37,9 +37,9 @@ from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
 from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.events import Event, Hit
 from dispatch_lint.analyzer.facts import ClassInfo, FileInfo, Finding, FuncInfo, Unit
 from dispatch_lint.analyzer.project import importing
@@ -52,18 +52,19 @@ from dispatch_lint.analyzer.values import (
     Cls,
     Const,
     Inst,
+    Partial,
     Ref,
     Site,
     Step,
     Str,
     Sym,
     Trace,
+    Tup,
     Value,
     enters_via,
     narrow_not_capture,
 )
 from dispatch_lint.frameworks import FRAMEWORKS, FrameworkModel
-
 
 #: what a note says when a function's views were bounded (see Program.bounded_view)
 VIEWS_REDUCED = (f"called with more than {MAX_VIEWS} different views of the globals and "
@@ -72,6 +73,10 @@ VIEWS_REDUCED = (f"called with more than {MAX_VIEWS} different views of the glob
 CLOSURES_REDUCED = (f"made as more than {MAX_CLOSURES} different closures: in the later ones "
                     "what it captured is unknown")
 UNKNOWN_VALUE = Value.of(UNKNOWN)
+#: The view every caller of a function shares once it was summarised for MAX_VIEWS views: the
+#: join of those callers' views (see Program.bounded_view). One summary then stands for all
+#: of them, whatever slots they wrote.
+WIDENED_VIEW: ViewContext = frozenset({(("widened",), UNKNOWN_VALUE, True)})
 
 
 #: Names of the standard library whose value when the code runs is known: the imports under
@@ -179,6 +184,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         #: instances and containers kept in a field of another object: not copied per call of
         #: the function that made them
         self.stored: set[Inst | Box] = set()
+        #: the instances made past MAX_INSTANCE_SITES, one per node (see shared_instance)
+        self.shared: set[Inst] = set()
         #: the constant keys written per container site (``f(**options)`` passes them)
         self.keys_at: dict[Site, set[object]] = {}
         #: the string keys each dict literal is written with (held until something is removed)
@@ -186,6 +193,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         #: the views each function was summarised for (see :meth:`bounded_view`)
         self.views: dict[int, set[ViewContext]] = {}
+        #: per function past MAX_VIEWS: the join of its later callers' views, which its
+        #: summary for WIDENED_VIEW starts from (slot -> value, written by every such caller)
+        self.widened_views: dict[int, dict[object, tuple[Value, bool]]] = {}
         #: what the closures each function was summarised for captured (see
         #: :meth:`bounded_closure`)
         self.closures: dict[object, set[tuple[tuple[str, Value], ...]]] = {}
@@ -619,12 +629,34 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         return _KNOWN_CONSTANTS.get(qualname)
 
     def bounded_view(self, info: FuncInfo, view: ViewContext) -> ViewContext:
-        """``view``, or once ``info`` was summarised for MAX_VIEWS views, the same slots
-        holding unknown (written on every path, so that what the heap holds for them is not
-        read either: a value the caller's path replaced never comes back)."""
+        """``view``, or once ``info`` was summarised for MAX_VIEWS views, WIDENED_VIEW: the
+        join of the views of every such later caller (a slot some of them did not write also
+        holds what the heap holds), which they share one summary for. A view per caller
+        (tests each filling a dict of their own before they call, instances told apart by
+        where they are made) would make one summary each; unknown in place of the joined
+        values would drop what any of them wrote (numpyro's handlers on `_PYRO_STACK`). The
+        join only grows: a summary made before a caller added to it is outdated."""
         if self._admitted(self.views, info, view, MAX_VIEWS, VIEWS_REDUCED):
             return view
-        return frozenset((slot, UNKNOWN_VALUE, True) for slot, _, _ in view)
+        first = info.key not in self.widened_views
+        joined = self.widened_views.setdefault(info.key, {})
+        grew = False
+        for slot, value, must in view:
+            value = _context_free(value)
+            old = joined.get(slot)
+            new = (value, must and first) if old is None else (old[0].join(value),
+                                                                old[1] and must)
+            if old is None or new[1] != old[1] or new[0] != old[0]:
+                joined[slot] = new
+                grew = True
+        written = {slot for slot, _, _ in view}
+        for slot, (value, must) in joined.items():
+            if must and slot not in written:
+                joined[slot] = (value, False)  # this caller's path left the heap's value
+                grew = True
+        if grew:
+            self.note_change(("widened", info.key))
+        return WIDENED_VIEW
 
     def bounded_closure(self, info: FuncInfo, closure: Closure) -> Closure:
         """``closure``, or once ``info`` was summarised for MAX_CLOSURES closures, the same
@@ -655,13 +687,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             if len(atoms) != 1:
                 return frozenset()
             atom = atoms[0]
-            if isinstance(atom, Ref) and atom.key in self.funcs:
-                wrapped.add(atom)
-            elif isinstance(atom, Closure) and depth < 2 and (
-                    not atom.captured or self._wrapped_functions(atom, depth + 1)):
-                wrapped.add(atom)
-            else:
+            function = isinstance(atom, Ref) and atom.key in self.funcs
+            wrapper = isinstance(atom, Closure) and depth < 2 and (
+                not atom.captured or self._wrapped_functions(atom, depth + 1))
+            if not (function or wrapper):
                 return frozenset()
+            wrapped.add(atom)
         return frozenset(wrapped)
 
     def _admitted(self, seen: dict[Any, set[Any]], info: FuncInfo, item: object, bound: int,
@@ -773,7 +804,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         family = (*key[:4], *key[5:])  # the key without the view
         self.unit_families[owner] = self._families.setdefault(family, len(self._families))
         run.site_owner = owner
-        run.entry_view = {slot: (value, must) for slot, value, must in view}
+        if view == WIDENED_VIEW:
+            self.note_read(("widened", info.key))
+            run.entry_view = dict(self.widened_views.get(info.key, {}))
+        else:
+            run.entry_view = {slot: (value, must) for slot, value, must in view}
         state = State()
         trace_id = (info.key, trace)
         if trace is not None:
@@ -886,6 +921,24 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                     event, file=file, node=node, anchor=_anchor_of(event, node))
                 findings[key] = Finding(hit, located)
         return found, deferred
+
+
+def _context_free(value: Value) -> Value:
+    """``value`` without what means something only in one calling context (parameters and
+    what holds them), which is unknown instead: what callers that share a view wrote."""
+    kept = value.filter(lambda a: not _holds_parameters(a))
+    return kept if len(kept) == len(value) else kept.join(UNKNOWN_VALUE)
+
+
+def _holds_parameters(atom: object) -> bool:
+    if isinstance(atom, Sym):
+        return True
+    if isinstance(atom, (Tup, Closure)):
+        return bool(atom.parameters_of)
+    if isinstance(atom, Partial):
+        return any(_holds_parameters(a) for v in (atom.func, *atom.args,
+                                                  *(v for _, v in atom.kwargs)) for a in v)
+    return False
 
 
 def _anchor_of(event: Event, node: cst.CSTNode) -> cst.CSTNode | None:
