@@ -168,15 +168,15 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
     notes: list[FileError] = []
     compiled: list[SourceFile] = []
     for file in files:
+        if file.context:
+            compiled.append(file)  # CPython's verdict is asked when the analysis reaches it
+            continue
         if syntax is not None and file.path in syntax:
             found = syntax[file.path]
         else:
             found = syntax_diagnostic(file.source, file.path)
         if found is None:
             compiled.append(file)
-        elif file.context:
-            notes.append(FileError(file.path, f"imported module not analysed: {found.message}"
-                                              f" (line {found.line})"))
         else:
             diagnostics.append(found)
 
@@ -226,6 +226,12 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
         sys.setrecursionlimit(max(limit, ANALYSIS_RECURSION_LIMIT))
         try:
             program.run()
+            # An imported module whose names nothing read was never parsed; Python would have
+            # failed to import it, which the user is told.
+            notes.extend(note for index in sorted(program.imported)
+                         if parsed[index].tree is None and parsed[index].load is not None
+                         and parsed_files[index].context
+                         and (note := _syntax_note(parsed_files[index])) is not None)
             failed = dict(program.errors)
             found: list[Diagnostic] = []
             reporter = Reporter(parsed, sources)
@@ -274,6 +280,13 @@ def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError],
     # What stops a context file being analysed is a note: it is not a file the user named.
     prefix = "imported module not analysed: " if file.context else ""
     try:
+        if file.context:
+            # Checked here, when reached, not up front: a library a checked file imports may
+            # have thousands of modules that the analysis never reads.
+            note = _syntax_note(file)
+            if note is not None:
+                notes.append(note)
+                return None
         tree = parse_module(file.source)
     except ParseFailure as exc:
         notes.append(FileError(file.path, f"{prefix}{exc}"))
@@ -284,6 +297,15 @@ def _parsed(file: SourceFile, notes: list[FileError], errors: list[FileError],
         return None
     keep_parsed()
     return tree
+
+
+def _syntax_note(file: SourceFile) -> FileError | None:
+    """The note for a context file that CPython does not compile, None if it does."""
+    found = syntax_diagnostic(file.source, file.path)
+    if found is None:
+        return None
+    return FileError(file.path, f"imported module not analysed: {found.message} "
+                                f"(line {found.line})")
 
 
 def judge(event: Event) -> Iterable[Hit]:

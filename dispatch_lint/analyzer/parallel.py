@@ -261,7 +261,8 @@ def _run_in_process(
     known = known or {}
     syntax = dict(known)
     syntax.update(_syntax_verdicts(
-        [f for i in task if groups[i].seeded for f in groups[i].files if f.path not in known]
+        [f for i in task if groups[i].seeded for f in groups[i].files
+         if f.path not in known and not f.context]  # a context file is checked if reached
     ))
     seeded = [index for index in task if groups[index].seeded]
     if seeded:

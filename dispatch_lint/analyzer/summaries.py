@@ -59,6 +59,8 @@ class Analysis(Protocol):
 
     def is_stored(self, inst: Inst | Box) -> bool: ...
 
+    def shared_instance(self, cls: object, site: Site) -> Inst: ...
+
 
 class Caller(Protocol):
     """What instantiating a summary needs of the calling function's analysis
@@ -253,7 +255,7 @@ class Substitution:
                 sites.add(site)
                 copy = Inst(atom.cls, site)
             else:
-                copy = Inst(atom.cls)
+                copy = self.program.shared_instance(atom.cls, site)
             self.program.copy_fields(atom, copy, self.per_call)
             return Value.of(copy, trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes:

@@ -255,25 +255,37 @@ def test_a_parameter_s_projection_is_read_once_per_call_however_many_events_hold
     assert many_reads - few_reads <= 38 * 6
 
 
-def written_views(writers: int) -> tuple[AnalysisResult, int]:
+def written_views(writers: int, own_slots: bool = False) -> tuple[AnalysisResult, int]:
     """``writers`` functions that each write their parameter to a global dict and then call
     one reader of it: each caller's path hands the reader another view of the dict (see
     dataflow/views.py), so the reader is summarised once per writer. The first call passes a
     capture tensor, whose value the reader returns to ``backward()`` (DL001 when it runs);
-    the line of that call."""
-    body = "".join(f"    total = total + settings['scale'] * {i}\n" for i in range(30))
+    the line of that call. With ``own_slots`` each writer writes a dict of its own (optax's
+    tests each fill their own parameters before they call the optimizer), all of which the
+    reader reads: the views differ in their slots, not only in what one slot holds."""
+    def slot(i: int) -> str:
+        return f"slot_{i}" if own_slots else "settings"
+
+    dicts = "".join(f"{name} = {{'scale': 1.0}}\n"
+                    for name in dict.fromkeys(slot(i) for i in range(writers)))
+    body = "".join(f"    total = total + {slot(i)}['scale'] * {i}\n"
+                   for i in range(writers if own_slots else 30))
     source = (
-        RUNTIME + "settings = {'scale': 1.0}\n\n\n"
-        f"def reader():\n    total = 0.0\n{body}    return settings['scale']\n\n\n"
-        + "".join(f"def writer_{i}(value):\n    settings['scale'] = value\n"
+        RUNTIME + dicts + "\n\n"
+        f"def reader():\n    total = 0.0\n{body}    return {slot(0)}['scale']\n\n\n"
+        + "".join(f"def writer_{i}(value):\n    {slot(i)}['scale'] = value\n"
                   "    return reader()\n\n\n" for i in range(writers))
         + "cap = dispatch.Capture()\n"
         "writer_0(dispatch.placeholder((2,), device=cap)).backward()\n"
         + "".join(f"writer_{i}(dispatch.zeros((2,)) * {i})\n" for i in range(1, writers))
     )
-    line = source.splitlines().index(
-        "writer_0(dispatch.placeholder((2,), device=cap)).backward()") + 1
-    return analyze([SourceFile("views.py", source.encode())]), line
+    return analyzed_at("views.py", source,
+                       "writer_0(dispatch.placeholder((2,), device=cap)).backward()")
+
+
+def analyzed_at(path: str, source: str, statement: str) -> tuple[AnalysisResult, int]:
+    """``source`` analysed as the file ``path``, and the line of its line ``statement``."""
+    return analyze([SourceFile(path, source.encode())]), source.splitlines().index(statement) + 1
 
 
 def test_a_function_read_under_many_callers_views_is_summarised_a_bounded_number_of_times(
@@ -290,6 +302,57 @@ def test_a_function_read_under_many_callers_views_is_summarised_a_bounded_number
     assert len(reduced) == 1
     assert "`views.reader()`: called with more than 16 different views" in reduced[0]
     assert not [n for n in few.notes if is_precision_note(n)]
+
+
+def backward_found(path: str, *runs: tuple[AnalysisResult, int]) -> list[AnalysisResult]:
+    """The results of ``runs``, each of which found the DL001 at its line and nothing else."""
+    for result, line in runs:
+        assert findings(result) == [(path, line, "DL001")]
+    return [result for result, _ in runs]
+
+
+def precision_notes(result: AnalysisResult) -> list[str]:
+    return [n.message for n in result.notes if is_precision_note(n)]
+
+
+def test_callers_past_the_views_bound_share_one_summary_whatever_slots_they_wrote() -> None:
+    few, many = backward_found("views.py", written_views(16, own_slots=True),
+                               written_views(64, own_slots=True))
+    # Four times the writers and the reader's reads. The reader is summarised for the first
+    # 16 views, then for one view the later writers share (its slots grow with them): 3.7
+    # times the work here; with a summary per later writer's slots, 9.2 times.
+    assert many.work <= 5 * few.work
+    reduced = precision_notes(many)
+    assert len(reduced) == 1 and "`views.reader()`: called with more than 16" in reduced[0]
+
+
+def factories(count: int) -> tuple[AnalysisResult, int]:
+    """``count`` factories that each make an instance of one class holding a closure of
+    their own (optax's optimizers, each a GradientTransformation of its update function),
+    and as many callers that each call one factory's ``tx.update``; the first passes a
+    capture tensor, whose result reaches ``backward()``."""
+    source = (
+        RUNTIME + "\n\nclass Transformation:\n    def __init__(self, update):\n"
+        "        self.update = update\n\n\n"
+        + "".join(f"def make_{i}():\n    def update(x):\n        return x * {i}.0\n"
+                  "    return Transformation(update)\n\n\n" for i in range(count))
+        + "".join(f"def use_{i}(x):\n    tx = make_{i}()\n    return tx.update(x)\n\n\n"
+                  for i in range(count))
+        + "cap = dispatch.Capture()\n"
+        "use_0(dispatch.placeholder((2,), device=cap)).backward()\n"
+        + "".join(f"use_{i}(dispatch.zeros((2,)))\n" for i in range(1, count))
+    )
+    return analyzed_at("tx.py", source, "use_0(dispatch.placeholder((2,), device=cap)).backward()")
+
+
+def test_instances_of_one_class_made_at_many_nodes_keep_their_fields_apart() -> None:
+    few, many = backward_found("tx.py", factories(8), factories(32))
+    # Four times the factories: past MAX_INSTANCE_SITES (8) each factory's instances are
+    # one per node, so `tx.update` is that factory's closure alone (3.9 times the work).
+    # With one instance for the whole class past the bound, each call applied every later
+    # factory's closure (8.5 times).
+    assert many.work <= 5 * few.work
+    assert not precision_notes(many)
 
 
 # datasets' _align_features: a recursive call passes the function's own parameters on inside

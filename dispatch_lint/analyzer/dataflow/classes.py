@@ -139,6 +139,8 @@ class ClassModel:
             names.add(name)
             self.note_change(("fields", holder, _site_of(owner)))
         self.write(self.field_key(owner, name), value)
+        if isinstance(owner, Inst) and owner in self.shared:
+            self.write_field(Inst(owner.cls), name, value)
 
     def _mark_stored(self, value: Value, depth: int) -> None:
         """The objects ``value`` holds, kept in another's field: one object each, whichever
@@ -182,15 +184,28 @@ class ClassModel:
                 self.write_field(copy, name, value if convert is None else convert(value))
 
     def new_instance(self, cls: object, run: FunctionRun, node: cst.CSTNode) -> Inst:
-        """An instance made at ``node``; past a few sites per class they share one slot set,
-        so that a class instantiated everywhere does not multiply the summaries."""
+        """An instance made at ``node``; past a few sites per class, the instances made at
+        one node share one slot set, whatever call made them, so that a class instantiated
+        everywhere does not multiply the summaries (see :meth:`shared_instance`)."""
         sites = self.instance_sites.setdefault(cls, set())
         site = Site(run.file, id(node), run.site_owner)
         if site not in sites and len(sites) >= MAX_INSTANCE_SITES:
-            return Inst(cls)
+            return self.shared_instance(cls, site)
         sites.add(site)
         inst = Inst(cls, site)
         run.made.add(inst)
+        return inst
+
+    def shared_instance(self, cls: object, site: Site) -> Inst:
+        """The instance of ``cls`` made at ``site``'s node past MAX_INSTANCE_SITES sites of
+        the class: one per node, whatever call made it. (One for the whole class joined the
+        fields of all its instances: optax's GradientTransformation, made by a hundred
+        optimizers, then held a hundred `update` closures, and every `tx.update(...)`
+        applied them all.) The nodes are the code's own, so their number grows with the
+        code, not with its calls. Their fields are also the class's instance's, ``self`` of
+        a method no call reaches (see :meth:`write_field`)."""
+        inst = Inst(cls, Site(site.file, site.node, None))
+        self.shared.add(inst)
         return inst
 
     def family(self, cls: object) -> object:

@@ -889,7 +889,10 @@ class Containers:
 
     def contents(self, value: Value) -> Value:
         """What ``value`` holds as a container, whatever the key: a dict's values, a list's
-        items (``d[k]`` for an unknown ``k``, ``{**d}``, ``update(d)``)."""
+        items (``d[k]`` for an unknown ``k``, ``{**d}``, ``update(d)``). Each container
+        read counts as a step of work: a may-set of many dicts read again in a loop is what
+        makes a run long (transformers' import-structure helpers)."""
+        self.work += len(value)
         return join_all(self.contents_of(atom, trace) for atom, trace in value.items()
                         ) or Value.of(UNKNOWN)
 

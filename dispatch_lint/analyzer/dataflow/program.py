@@ -74,6 +74,10 @@ VIEWS_REDUCED = (f"called with more than {MAX_VIEWS} different views of the glob
 CLOSURES_REDUCED = (f"made as more than {MAX_CLOSURES} different closures: in the later ones "
                     "what it captured is unknown")
 UNKNOWN_VALUE = Value.of(UNKNOWN)
+#: The view every caller of a function shares once it was summarised for MAX_VIEWS views: the
+#: join of those callers' views (see Program.bounded_view). One summary then stands for all
+#: of them, whatever slots they wrote.
+WIDENED_VIEW: ViewContext = frozenset({(("widened",), UNKNOWN_VALUE, True)})
 
 
 #: Names of the standard library whose value when the code runs is known: the imports under
@@ -108,6 +112,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.importers = importers
         #: per round: the modules whose importers ran because what they made was read
         self.importers_run: set[int] = set()
+        #: the modules an import statement the analysis ran names (and their packages): the
+        #: modules Python has run by then, whose top levels may fill a registry
+        self.imported: set[int] = set()
         self.user = user
         self.rules_judge = judge
         models = tuple(models)
@@ -178,6 +185,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         #: instances and containers kept in a field of another object: not copied per call of
         #: the function that made them
         self.stored: set[Inst | Box] = set()
+        #: the instances made past MAX_INSTANCE_SITES, one per node (see shared_instance)
+        self.shared: set[Inst] = set()
         #: the constant keys written per container site (``f(**options)`` passes them)
         self.keys_at: dict[Site, set[object]] = {}
         #: the string keys each dict literal is written with (held until something is removed)
@@ -185,6 +194,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         #: the views each function was summarised for (see :meth:`bounded_view`)
         self.views: dict[int, set[ViewContext]] = {}
+        #: per function past MAX_VIEWS: the join of its later callers' views, which its
+        #: summary for WIDENED_VIEW starts from (slot -> value, written by every such caller)
+        self.widened_views: dict[int, dict[object, tuple[Value, bool]]] = {}
         #: what the closures each function was summarised for captured (see
         #: :meth:`bounded_closure`)
         self.closures: dict[object, set[tuple[tuple[str, Value], ...]]] = {}
@@ -429,8 +441,26 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         if file in self.importers_run or file >= len(self.importers):
             return
         self.importers_run.add(file)
-        for importer in sorted(importing(self.importers, (file,)) - {file}):
-            self.analyze_module(importer)
+        # Only the importers that run: an entry, or a module an import the analysis ran
+        # names (a library's other modules importing its core never run for this program).
+        # Running one may import another, so until none is left.
+        waiting = sorted(importing(self.importers, (file,)) - {file})
+        while waiting:
+            runs = [i for i in waiting if i in self.imported or i in self.entries]
+            if not runs:
+                return
+            waiting = [i for i in waiting if i not in runs]
+            for importer in runs:
+                self.analyze_module(importer)
+
+    def note_imported(self, qualname: str) -> None:
+        """An import of ``qualname`` ran: the module and its packages have run (or, for a name
+        in a module, that module)."""
+        parts = qualname.split(".")
+        for end in range(1, len(parts) + 1):
+            file = self.modules.get(".".join(parts[:end]))
+            if file is not None:
+                self.imported.add(file)
 
     def global_value(self, file: int, name: str) -> Value | None:
         """The global ``name`` of the module ``file``: what the module binds to it, joined
@@ -600,12 +630,34 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         return _KNOWN_CONSTANTS.get(qualname)
 
     def bounded_view(self, info: FuncInfo, view: ViewContext) -> ViewContext:
-        """``view``, or once ``info`` was summarised for MAX_VIEWS views, the same slots
-        holding unknown (written on every path, so that what the heap holds for them is not
-        read either: a value the caller's path replaced never comes back)."""
+        """``view``, or once ``info`` was summarised for MAX_VIEWS views, WIDENED_VIEW: the
+        join of the views of every such later caller (a slot some of them did not write also
+        holds what the heap holds), which they share one summary for. A view per caller
+        (tests each filling a dict of their own before they call, instances told apart by
+        where they are made) would make one summary each; unknown in place of the joined
+        values would drop what any of them wrote (numpyro's handlers on `_PYRO_STACK`). The
+        join only grows: a summary made before a caller added to it is outdated."""
         if self._admitted(self.views, info, view, MAX_VIEWS, VIEWS_REDUCED):
             return view
-        return frozenset((slot, UNKNOWN_VALUE, True) for slot, _, _ in view)
+        first = info.key not in self.widened_views
+        joined = self.widened_views.setdefault(info.key, {})
+        grew = False
+        for slot, value, must in view:
+            value = _context_free(value)
+            old = joined.get(slot)
+            new = (value, must and first) if old is None else (old[0].join(value),
+                                                                old[1] and must)
+            if old is None or new[1] != old[1] or new[0] != old[0]:
+                joined[slot] = new
+                grew = True
+        written = {slot for slot, _, _ in view}
+        for slot, (value, must) in joined.items():
+            if must and slot not in written:
+                joined[slot] = (value, False)  # this caller's path left the heap's value
+                grew = True
+        if grew:
+            self.note_change(("widened", info.key))
+        return WIDENED_VIEW
 
     def bounded_closure(self, info: FuncInfo, closure: Closure) -> Closure:
         """``closure``, or once ``info`` was summarised for MAX_CLOSURES closures, the same
@@ -636,11 +688,12 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             if len(atoms) != 1:
                 return frozenset()
             atom = atoms[0]
-            if isinstance(atom, Ref) and atom.key in self.funcs or isinstance(atom, Closure) and depth < 2 and (
-                    not atom.captured or self._wrapped_functions(atom, depth + 1)):
-                wrapped.add(atom)
-            else:
+            function = isinstance(atom, Ref) and atom.key in self.funcs
+            wrapper = isinstance(atom, Closure) and depth < 2 and (
+                not atom.captured or self._wrapped_functions(atom, depth + 1))
+            if not (function or wrapper):
                 return frozenset()
+            wrapped.add(atom)
         return frozenset(wrapped)
 
     def _admitted(self, seen: dict[Any, set[Any]], info: FuncInfo, item: object, bound: int,
@@ -752,7 +805,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         family = (*key[:4], *key[5:])  # the key without the view
         self.unit_families[owner] = self._families.setdefault(family, len(self._families))
         run.site_owner = owner
-        run.entry_view = {slot: (value, must) for slot, value, must in view}
+        if view == WIDENED_VIEW:
+            self.note_read(("widened", info.key))
+            run.entry_view = dict(self.widened_views.get(info.key, {}))
+        else:
+            run.entry_view = {slot: (value, must) for slot, value, must in view}
         state = State()
         trace_id = (info.key, trace)
         if trace is not None:
@@ -835,9 +892,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                  if e[0] and all(isinstance(a, Box) and a.site.owner == owner for a in e[0])]
         if not local:
             return tuple(run.effects.values())
+        local_ids = {id(e) for e in local}
         reached: set[Box] = set()
         pending: list[Value] = [ret]
-        pending += [v for e in run.effects.values() if e not in local for v in (e[0], e[2])]
+        pending += [v for e in run.effects.values() if id(e) not in local_ids
+                    for v in (e[0], e[2])]
         pending += [v for event in run.pending.values() for v in event.values]
         for slot, (value, _must) in written.items():
             pending.append(value)
@@ -857,7 +916,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             if queue:
                 pending += by_box.get(queue.pop(), [])
         return tuple(e for e in run.effects.values()
-                     if e not in local or any(a in reached for a in e[0]))
+                     if id(e) not in local_ids or any(a in reached for a in e[0]))
 
     def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
               born: dict[object, object] | None = None, at_via: object = None
@@ -902,6 +961,24 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                     event, file=file, node=node, anchor=_anchor_of(event, node))
                 findings[key] = Finding(hit, located)
         return found, deferred
+
+
+def _context_free(value: Value) -> Value:
+    """``value`` without what means something only in one calling context (parameters and
+    what holds them), which is unknown instead: what callers that share a view wrote."""
+    kept = value.filter(lambda a: not _holds_parameters(a))
+    return kept if len(kept) == len(value) else kept.join(UNKNOWN_VALUE)
+
+
+def _holds_parameters(atom: object) -> bool:
+    if isinstance(atom, Sym):
+        return True
+    if isinstance(atom, (Tup, Closure)):
+        return bool(atom.parameters_of)
+    if isinstance(atom, Partial):
+        return any(_holds_parameters(a) for v in (atom.func, *atom.args,
+                                                  *(v for _, v in atom.kwargs)) for a in v)
+    return False
 
 
 def _anchor_of(event: Event, node: cst.CSTNode) -> cst.CSTNode | None:

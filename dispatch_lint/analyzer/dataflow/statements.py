@@ -154,6 +154,7 @@ class Statements:
     def stmt_Import(self, stmt: cst.Import, state: State) -> State:
         for alias in stmt.names:
             full = dotted_name(alias.name) or ""
+            self.program.note_imported(full)  # `import a.b` runs a and a.b, binds a
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self.bind_import(alias.asname.name.value, full, state, stmt)
             else:
@@ -165,6 +166,7 @@ class Statements:
         base = self.program.absolute_module(self.file, stmt)
         if base is None or isinstance(stmt.names, cst.ImportStar):
             if base is not None:
+                self.program.note_imported(base)
                 self.star_import(base, state)
             return state
         for alias in stmt.names:
@@ -176,6 +178,7 @@ class Statements:
         return state
 
     def bind_import(self, local: str, qualname: str, state: State, node: cst.CSTNode) -> None:
+        self.program.note_imported(qualname)
         value = self.program.resolve(qualname)
         if value is None:
             value = Value.of(Ref(qualname))
