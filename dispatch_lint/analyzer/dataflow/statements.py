@@ -104,11 +104,19 @@ class Statements:
 
     def stmt_Return(self, stmt: cst.Return, state: State) -> None:
         self.returned = True
+        before = dict(state.view)
         if stmt.value is not None:
             value = self.eval(stmt.value, state)
             self.returns = self.returns.join(value.map_traces(self.step(stmt, "returned")))
-        # after the value: what a call in it writes (a global it rebinds) is on the exit's path
+        # The exit's view is the path's before the value, with the shapes of the lists the
+        # value made (`return [f(i) for i in range(n)]`, `return [head] + rest`). What a
+        # call in the value writes (a global it rebinds) is left out: followed, it multiplied
+        # the views callers pass (chex's jittable asserts went past MAX_VIEWS).
+        after = state.view
+        state.view = {**before, **{slot: held for slot, held in after.items()
+                                   if slot[0] in ("len", "tail") and slot not in before}}
         self.note_exit(state, stmt.value)
+        state.view = after
 
     def stmt_Raise(self, stmt: cst.Raise, state: State) -> None:
         if stmt.exc is not None:
