@@ -866,7 +866,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         guards = run.exit_guards
         self.work += run.work
         written = run.exit_view or {}
-        effects = self._reachable_effects(run, ret, written)
+        effects, written = self._reachable_effects(run, ret, written)
         fresh = frozenset(a for target, _, _ in effects for a in target
                           if a in run.made and a not in run.outside)
         return Summary(ret, tuple(run.pending.values()), effects, owner,
@@ -882,27 +882,37 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
 
     def _reachable_effects(self, run: FunctionRun, ret: Value,
                            written: dict[object, tuple[Value, bool]]
-                           ) -> tuple[tuple[Value, object, Value], ...]:
-        """The run's effects a caller can observe: those on a container the run made only
-        while something it hands out (its result, its other effects, the view it ends with,
-        its pending events, a field) reaches the container; a local list's fill is not
+                           ) -> tuple[tuple[tuple[Value, object, Value], ...],
+                                      dict[object, tuple[Value, bool]]]:
+        """The run's effects and exit view a caller can observe: those on a container the
+        run made only while something it hands out (its result, its other effects and
+        view, its pending events, a field) reaches the container; a local list's fill is not
         replayed at every call."""
         owner = run.site_owner
+
+        def own(slot: object) -> bool:
+            return isinstance(slot, tuple) and len(slot) > 1 and isinstance(
+                slot[1], Box) and slot[1].site.owner == owner
+
         local = [e for e in run.effects.values()
                  if e[0] and all(isinstance(a, Box) and a.site.owner == owner for a in e[0])]
-        if not local:
-            return tuple(run.effects.values())
+        if not local and not any(own(slot) for slot in written):
+            return tuple(run.effects.values()), written
         local_ids = {id(e) for e in local}
         reached: set[Box] = set()
         pending: list[Value] = [ret]
         pending += [v for e in run.effects.values() if id(e) not in local_ids
                     for v in (e[0], e[2])]
         pending += [v for event in run.pending.values() for v in event.values]
+        by_box: dict[Box, list[Value]] = {}
         for slot, (value, _must) in written.items():
+            if own(slot):
+                by_box.setdefault(slot[1], []).append(value)  # type: ignore[index]
+                continue
             pending.append(value)
             pending += [Value.of(part) for part in slot[1:] if isinstance(part, (Box, Inst))]
         reached.update(a for e in local for a in e[0] if a in self.stored)
-        by_box: dict[Box, list[Value]] = {}
+        reached.update(slot[1] for slot in written if own(slot) and slot[1] in self.stored)  # type: ignore[index]
         for target, _proj, value in local:
             for box in target:
                 by_box.setdefault(box, []).append(value)
@@ -916,7 +926,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             if queue:
                 pending += by_box.get(queue.pop(), [])
         return tuple(e for e in run.effects.values()
-                     if id(e) not in local_ids or any(a in reached for a in e[0]))
+                     if id(e) not in local_ids or any(a in reached for a in e[0])), {
+            slot: held for slot, held in written.items() if not own(slot) or slot[1] in reached}
 
     def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
               born: dict[object, object] | None = None, at_via: object = None
