@@ -229,8 +229,7 @@ def _analyze(files: Sequence[SourceFile], settings: AnalysisSettings,
             # An imported module whose names nothing read was never parsed; Python would have
             # failed to import it, which the user is told.
             notes.extend(note for index in sorted(program.imported)
-                         if parsed[index].tree is None and parsed[index].load is not None
-                         and parsed_files[index].context
+                         if parsed[index].load is not None and parsed_files[index].context
                          and (note := _syntax_note(parsed_files[index])) is not None)
             failed = dict(program.errors)
             found: list[Diagnostic] = []

@@ -206,8 +206,8 @@ class Containers:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = element.slice.value
-                if len(node.slice) == 1 and _integer(index) is not None:
-                    return _integer(index), None  # also `-1`: see box_content
+                if len(node.slice) == 1 and (number := _integer(index)) is not None:
+                    return number, None  # also `-1`: see box_content
                 value = self.eval(index, state)
                 if len(node.slice) == 1:
                     key, key_value = self.constant_key(value), value
@@ -294,15 +294,10 @@ class Containers:
         part = node.slice[0].slice
         bounds = []
         for bound in (part.lower, part.upper):
-            if bound is None:
-                bounds.append(None)
-            elif isinstance(bound, cst.Integer):
-                bounds.append(int(bound.evaluated_value))
-            elif isinstance(bound, cst.UnaryOperation) and isinstance(
-                    bound.operator, cst.Minus) and isinstance(bound.expression, cst.Integer):
-                bounds.append(-int(bound.expression.evaluated_value))
-            else:
+            number = _integer(bound) if bound is not None else None
+            if bound is not None and number is None:
                 return None
+            bounds.append(number)
         if part.step is not None:
             return None
         items = self.known_items(obj)

@@ -32,6 +32,7 @@ from dispatch_lint.analyzer.values import (
     join_all,
     narrow_capture,
     narrow_not_capture,
+    replace_fields,
 )
 from dispatch_lint.frameworks import dispatch
 
@@ -388,8 +389,7 @@ class ExternalCalls:
                       kwargs: dict[str, Value], node: cst.Call) -> Value:
         """``_replace(**changes)`` and ``_asdict()`` of a named tuple's instance."""
         if name == "_replace":
-            items = tuple(kwargs.get(field, item) for field, item in zip(tup.names, tup.items))
-            return Value.of(Tup(items, tup.names), trace)
+            return replace_fields(Value.of(tup, trace), tuple(kwargs), tuple(kwargs.values()))
         if name == "_asdict":
             made = self.filled_box("dict", node, list(zip(tup.names, tup.items)))
             for box in made:

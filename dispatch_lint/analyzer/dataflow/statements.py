@@ -182,11 +182,12 @@ class Statements:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            self.bind_import(local, f"{base}.{name}" if base else name, state, stmt)
+            qualname = f"{base}.{name}" if base else name
+            self.program.note_imported(qualname)  # base runs, and the submodule if it is one
+            self.bind_import(local, qualname, state, stmt)
         return state
 
     def bind_import(self, local: str, qualname: str, state: State, node: cst.CSTNode) -> None:
-        self.program.note_imported(qualname)
         value = self.program.resolve(qualname)
         if value is None:
             value = Value.of(Ref(qualname))
