@@ -105,6 +105,8 @@ class LintRun:
     findings: tuple[Finding, ...]
     errors: tuple[str, ...]
     seconds: float
+    #: what stderr said that is not an error: where precision was dropped at a bound
+    notes: tuple[str, ...] = ()
 
 
 def download(names: list[str], folder: Path) -> dict[str, Path]:
@@ -138,6 +140,10 @@ def unpack(name: str, wheel: Path, folder: Path) -> Path:
     return root
 
 
+#: The words of the summary line saying that precision was dropped at a bound: not an error.
+PRECISION_NOTE = "note: precision reduced in"
+
+
 def lint(name: str, root: Path, timeout: float = 600.0) -> LintRun:
     """dispatch-lint on the package folder, from its import root, in a fresh process (given
     up after ``timeout`` seconds, reported as an error)."""
@@ -162,8 +168,10 @@ def lint(name: str, root: Path, timeout: float = 600.0) -> LintRun:
         Finding(name, d["path"], d["line"], d["rule"], d["message"])
         for d in report["diagnostics"]
     )
-    errors = tuple(line for line in run.stderr.splitlines() if line.strip())
-    return LintRun(name, len(files), lines, findings, errors, seconds)
+    said = [line for line in run.stderr.splitlines() if line.strip()]
+    notes = tuple(line for line in said if PRECISION_NOTE in line)
+    errors = tuple(line for line in said if PRECISION_NOTE not in line)
+    return LintRun(name, len(files), lines, findings, errors, seconds, notes)
 
 
 def parse_only(name: str, root: Path) -> float:
@@ -202,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(run.findings)} finding(s)")
             for error in run.errors:
                 print(f"  error: {error}")
+            for note in run.notes:
+                print(f"  {note}")
             for finding in run.findings:
                 judgement = finding.judgement
                 unjudged += judgement is None

@@ -59,7 +59,7 @@ class Analysis(Protocol):
 
     def is_stored(self, inst: Inst | Box) -> bool: ...
 
-    def shared_instance(self, cls: object, site: Site) -> Inst: ...
+    def shared_instance(self, cls: object, site: Site, run: Caller) -> Inst: ...
 
 
 class Caller(Protocol):
@@ -77,6 +77,8 @@ class Caller(Protocol):
     def item(self, obj: Value, key: object, node: cst.CSTNode | None = None) -> Value: ...
 
     def elements(self, value: Value) -> Value: ...
+
+    def reduced(self, why: str) -> None: ...
 
     def contents(self, value: Value) -> Value: ...
 
@@ -255,7 +257,7 @@ class Substitution:
                 sites.add(site)
                 copy = Inst(atom.cls, site)
             else:
-                copy = self.program.shared_instance(atom.cls, site)
+                copy = self.program.shared_instance(atom.cls, site, self.run)
             self.program.copy_fields(atom, copy, self.per_call)
             return Value.of(copy, trace)
         if isinstance(atom, Box) and atom in self.per_call_boxes:

@@ -355,6 +355,49 @@ def test_instances_of_one_class_made_at_many_nodes_keep_their_fields_apart() -> 
     assert not precision_notes(many)
 
 
+# A class made at more than MAX_INSTANCE_SITES (8) sites, and a helper that wraps what two
+# calls give it in an instance of it: past the bound, the instances made at the helper's node
+# are one, whatever call made them; its fields are then unknown (with the one instance's
+# fields joined, the second call's `trained.tensor` was the first's capture tensor too).
+SHARED_INSTANCES = """
+
+class Holder:
+    def __init__(self, source):
+        self.tensor = source.tensor
+
+
+class Source:
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def wrap(source):
+    return Holder(source)
+
+
+plain = [Holder(Source(1)), Holder(Source(2)), Holder(Source(3)), Holder(Source(4)),
+         Holder(Source(5)), Holder(Source(6)), Holder(Source(7)), Holder(Source(8))]
+exported = wrap(Source(dispatch.placeholder((2,), device=dispatch.Capture())))
+trained = wrap(Source(dispatch.zeros((2,), device=dispatch.Autodiff(dispatch.NumPy()))))
+trained.tensor.require_grad().sum().backward()
+"""
+
+
+def test_instances_of_different_calls_made_one_past_the_bound_are_said() -> None:
+    result = analyze([SourceFile("shared.py", (RUNTIME + SHARED_INSTANCES).encode())])
+    assert findings(result) == []  # the program runs cleanly
+    assert precision_notes(result) == [(
+        "precision reduced in `shared.wrap()`: the instances of `Holder` made by different "
+        "calls are one, with fields unknown (a class's instances are told apart at 8 sites "
+        "at most)"
+    )]
+    # Below the bound (sites: the list's 4, wrap's, and its two calls' copies), each call's
+    # instance is its own: nothing to say.
+    fewer = SHARED_INSTANCES.replace("Holder(Source(5)),", "").replace(
+        "Holder(Source(6)), Holder(Source(7)), Holder(Source(8))", "")
+    assert precision_notes(analyze([SourceFile("shared.py", (RUNTIME + fewer).encode())])) == []
+
+
 # datasets' _align_features: a recursive call passes the function's own parameters on inside
 # a list, with dict subclasses of the tree in the calling context; asking which objects the
 # parameter holds read them as its own again, without end.

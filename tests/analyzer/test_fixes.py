@@ -75,7 +75,10 @@ def test_fix_on_a_copy_of_the_fixtures_fixes_dl005_and_dl007_and_nothing_else(
     # parameter is the move (passing `.inner()` there changes nothing else).
     safe = lint_process(tmp_path, "fixtures", "--fix")
     assert safe.returncode == 1, safe.stderr  # other rules' findings remain
-    assert safe.stderr == ""
+    # nothing but the line saying that precision was dropped (the fixtures of the bound on
+    # instances told apart, fixtures/jax/*_trace_made_tuple_field.py)
+    assert [line for line in safe.stderr.splitlines()
+            if "note: precision reduced in 2 functions" not in line] == []
     assert "fixed, " in safe.stdout.splitlines()[-2]
     fixed_files = []
     for relative in sources:

@@ -128,11 +128,22 @@ class ClassModel:
         subclass's reads go up its bases, see :meth:`class_level`)."""
         if isinstance(owner, Cls):
             return ("f", owner.cls, "class", name)
+        if owner in self.shared and self._merged(owner):
+            return ("f", self.family(owner.cls), ("merged", owner.site), name)
         return ("f", self.family(owner.cls), owner.site, name)
 
+    def _merged(self, inst: Inst) -> bool:
+        """Whether the shared instance ``inst`` stands for the instances of several calls
+        (see :meth:`shared_instance`): its fields are then unknown, never one call's."""
+        self.note_read(("merged", inst))
+        return inst in self.merged
+
     def write_field(self, owner: Inst | Cls, name: str, value: Value) -> None:
-        """Field ``name`` of ``owner`` may hold ``value`` (joined with what it held)."""
+        """Field ``name`` of ``owner`` may hold ``value`` (joined with what it held); a field of
+        an instance several calls share is unknown."""
         self._mark_stored(value, MAX_TUPLE_DEPTH)
+        if isinstance(owner, Inst) and owner in self.shared and self._merged(owner):
+            value = Value.of(UNKNOWN)
         holder = owner.cls if isinstance(owner, Cls) else self.family(owner.cls)
         names = self.field_names.setdefault((holder, _site_of(owner)), set())
         if name not in names:
@@ -190,22 +201,35 @@ class ClassModel:
         sites = self.instance_sites.setdefault(cls, set())
         site = Site(run.file, id(node), run.site_owner)
         if site not in sites and len(sites) >= MAX_INSTANCE_SITES:
-            return self.shared_instance(cls, site)
+            return self.shared_instance(cls, site, run)
         sites.add(site)
         inst = Inst(cls, site)
         run.made.add(inst)
         return inst
 
-    def shared_instance(self, cls: object, site: Site) -> Inst:
+    def shared_instance(self, cls: object, site: Site, run: FunctionRun) -> Inst:
         """The instance of ``cls`` made at ``site``'s node past MAX_INSTANCE_SITES sites of
         the class: one per node, whatever call made it. (One for the whole class joined the
         fields of all its instances: optax's GradientTransformation, made by a hundred
         optimizers, then held a hundred `update` closures, and every `tx.update(...)`
         applied them all.) The nodes are the code's own, so their number grows with the
         code, not with its calls. Their fields are also the class's instance's, ``self`` of
-        a method no call reaches (see :meth:`write_field`)."""
+        a method no call reaches (see :meth:`write_field`).
+
+        Once two calls' instances become one, its fields are unknown from then on (what one
+        call stored there, capture or not, is never taken for what another's holds), and
+        ``run`` (the analysis making or returning the second) says that precision was dropped.
+        """
         inst = Inst(cls, Site(site.file, site.node, None))
-        self.shared.add(inst)
+        first = self.shared.setdefault(inst, site)
+        if first != site:
+            if inst not in self.merged:
+                self.merged.add(inst)
+                self.note_change(("merged", inst))
+            name = self.classes[cls].node.name.value if cls in self.classes else "a class"
+            run.reduced(f"the instances of `{name}` made by different calls are one, with "
+                        f"fields unknown (a class's instances are told apart at "
+                        f"{MAX_INSTANCE_SITES} sites at most)")
         return inst
 
     def family(self, cls: object) -> object:

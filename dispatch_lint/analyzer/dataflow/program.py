@@ -185,8 +185,11 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         #: instances and containers kept in a field of another object: not copied per call of
         #: the function that made them
         self.stored: set[Inst | Box] = set()
-        #: the instances made past MAX_INSTANCE_SITES, one per node (see shared_instance)
-        self.shared: set[Inst] = set()
+        #: the instances made past MAX_INSTANCE_SITES, one per node, each with the first site
+        #: (node and calling context) that made it (see shared_instance)
+        self.shared: dict[Inst, Site] = {}
+        #: the shared instances that stand for several calls' instances: fields unknown
+        self.merged: set[Inst] = set()
         #: the constant keys written per container site (``f(**options)`` passes them)
         self.keys_at: dict[Site, set[object]] = {}
         #: the string keys each dict literal is written with (held until something is removed)
