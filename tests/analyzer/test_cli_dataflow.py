@@ -59,7 +59,7 @@ import dispatch_lint.runtime as dispatch
 
 
 def main():
-    make = getattr(dispatch, "place" + "holder")
+    make = getattr(dispatch, "".join(reversed("redlohecalp")))
     x = make((2,))
     x.backward()
 

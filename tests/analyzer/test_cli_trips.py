@@ -200,7 +200,7 @@ def test_a_finding_only_the_run_saw_has_its_caret_where_the_run_was(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "train.py").write_text(
         "from dispatch_lint import runtime as dispatch\n"
-        "make = getattr(dispatch, 'place' + 'holder')\n"
+        "make = getattr(dispatch, ''.join(reversed('redlohecalp')))\n"
         "x = make((2,), name='x')\n"
         "value = 2 * x.sum().item()\n"
     )

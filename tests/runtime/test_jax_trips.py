@@ -55,7 +55,7 @@ def remember(x):
 
 @jax.jit  # dynamic
 def dynamic(x):
-    convert = getattr(np, "as" + "array")
+    convert = getattr(np, "".join(reversed("yarrasa")))
     return convert(x)  # dynamic sink
 
 

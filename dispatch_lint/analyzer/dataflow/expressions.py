@@ -43,6 +43,10 @@ from dispatch_lint.frameworks import dispatch
 #: holds, gives tracers of it).
 _TRACER_FILTERS = frozenset({"traced", "made", "array"})
 _TRACER_KEEPS = _TRACER_FILTERS | {"iter", "elem"}
+#: Strings one `a + b` of known strings gives at most (each side a may-set of strings).
+_MAX_CONCATENATIONS = 4
+#: The longest string a concatenation is followed to (device names, config keys are short).
+_MAX_STRING = 80
 
 
 class Expressions:
@@ -294,6 +298,8 @@ class Expressions:
 
     def binop(self, left: Value, right: Value, node: cst.CSTNode, op: str) -> Value:
         """A tensor operation between two values: a ``binop`` event and the result tensor."""
+        if op == "+" and (text := self.concatenated(left, right, node)) is not None:
+            return text
         lefts, rights = left.filter(is_tensorish), right.filter(is_tensorish)
         tensors = lefts.join(rights)
         if not self.program.devices:
@@ -312,6 +318,29 @@ class Expressions:
                 for b, b_trace in rights.items():
                     result = result.join(self.combine(a, a_trace, b, b_trace))
         return result or self.container_operand(left, right, node, op)
+
+    def concatenated(self, left: Value, right: Value, node: cst.CSTNode) -> Value | None:
+        """``str + str``: the string, when both sides are known (a parameter by the constant
+        its caller gave: `"autodiff:" + backend`), else an unknown string; None when neither
+        side is a string (a tensor operation)."""
+        if not any(isinstance(a, Str) for side in (left, right) for a in side):
+            return None
+        lefts, rights = self.constants(left), self.constants(right)
+        if len(lefts) * len(rights) > _MAX_CONCATENATIONS or not all(
+                isinstance(a, Str) for side in (lefts, rights) for a in side):
+            return Value.of(UNKNOWN)
+        out = EMPTY
+        for a in lefts:
+            for b in rights:
+                text = a.text + b.text
+                if len(text) > _MAX_STRING:  # a long chain of `+` stays linear
+                    return Value.of(UNKNOWN)
+                if text in dispatch.DEVICE_STRINGS:  # where a device came from starts here
+                    out = out.join(Value.of(Str(text), Trace(self.step(node, "device name "
+                                                                       "`{code}`"))))
+                else:
+                    out = out.join(Value.of(Str(text)))
+        return out
 
     def container_operand(self, left: Value, right: Value, node: cst.CSTNode, op: str
                           ) -> Value:
