@@ -556,14 +556,15 @@ class CallModel:
 
     def _constant_list(self, value: Value) -> tuple[Value, ...] | None:
         """The items of ``value`` when it is one list of known length whose items are each
-        one constant, else None."""
+        one constant (or a tuple of constants and devices), else None."""
         atom = next(iter(value)) if len(value) == 1 else None
         length = self.known_length(atom) if isinstance(atom, Box) and atom.kind == "list" \
             else None
         if length is None or not 0 < length <= MAX_UNROLLED:
             return None
         items = tuple(self.box_item(atom, i) for i in range(length))
-        if all(len(item) == 1 and _is_constant(next(iter(item))) for item in items):
+        if all(len(item) == 1 and _is_constant(next(iter(item)), devices=True)
+               for item in items):
             return items
         return None
 
@@ -653,10 +654,13 @@ def _came_via(value: Value, callee: object, depth: int = 0) -> bool:
         for atom, trace in value.items())
 
 
-def _is_constant(atom: object) -> bool:
-    """A flag, a name, or a tuple of them (``names=("shape", "mean")``)."""
-    return isinstance(atom, (Const, Str)) or (
-        isinstance(atom, Tup) and all(_is_constant(a) for v in atom.items for a in v))
+def _is_constant(atom: object, devices: bool = False) -> bool:
+    """A flag, a name, or a tuple of them (``names=("shape", "mean")``); with ``devices``,
+    tuples may pair them with devices too (``[("train", Autodiff(...)), ("export", cap)]``,
+    whose loop in the callee then keeps each name with its device)."""
+    return isinstance(atom, (Const, Str)) or (isinstance(atom, Tup) and all(
+        _is_constant(a, devices) or (devices and isinstance(a, Dev))
+        for v in atom.items for a in v))
 
 
 def _objects_within(value: Value, content: Callable[[Box], Value]) -> Value:
