@@ -86,10 +86,27 @@ class Patterns:
                 elif kinds == {"autodiff"}:
                     entry.env[owner] = self.only_autodiff(entry.env[owner], True)
             self.bind_pattern(case.pattern, matched, entry)
+            refused = None  # the subject where the pattern matched and the guard was false
             if case.guard is not None:
-                entry, _ = self.condition(case.guard, entry)
+                entry, guard_false = self.condition(case.guard, entry)
+                if narrowable:
+                    refused = guard_false.env.get(name, EMPTY) if guard_false is not None \
+                        else EMPTY  # type: ignore[arg-type]
             outs.append(self.run_block(case.body.body, entry) if entry is not None else None)
-            if case.guard is None:
+            if refused is not None:
+                # `case Tensor() if t.is_capture:`: the later cases see what the pattern
+                # refused (not a tensor at all, when it is the tensor class), and what it
+                # took where the guard was false (narrowed by it)
+                unsure = remaining.filter(lambda a: tests[a] is not True)
+                if self.tensor_class_pattern(case.pattern, state):
+                    unsure = narrow_not_capture(unsure)
+                remaining = unsure.join(refused)
+                if not remaining:
+                    rest = None
+                else:
+                    rest = rest.copy()
+                    rest.env[name] = remaining  # type: ignore[index]
+            elif case.guard is None:
                 remaining = remaining.filter(lambda a: tests[a] is not True)
                 if capture is not None:
                     remaining = (narrow_not_capture(remaining) if capture
@@ -134,6 +151,16 @@ class Patterns:
         return frozenset(kinds)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------------ verdicts
+
+    def tensor_class_pattern(self, pattern: cst.MatchPattern, state: State) -> bool:
+        """Whether ``pattern`` is ``Tensor(...)`` of the runtime (what it refuses is no tensor)."""
+        while isinstance(pattern, cst.MatchAs) and pattern.pattern is not None:
+            pattern = pattern.pattern
+        if not isinstance(pattern, cst.MatchClass):
+            return False
+        classes = self.eval_quiet(pattern.cls, state)
+        return bool(classes) and all(isinstance(c, Ref) and model.runtime_name(c.qualname)
+                                     == "Tensor" for c in classes)
 
     def pattern_test(self, pattern: cst.MatchPattern, atom: object, state: State) -> Verdict:
         """Whether ``atom`` matches ``pattern``."""
