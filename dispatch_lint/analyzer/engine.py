@@ -16,6 +16,7 @@ import gc
 import posixpath
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -125,8 +126,21 @@ def analyze(files: Sequence[SourceFile], settings: AnalysisSettings | None = Non
 
     ``syntax`` holds CPython's verdicts (:func:`syntax_diagnostic`) on files the caller has
     checked already, by path: compilations run faster in a row than between analyses."""
-    with _rare_collections() as keep_parsed:
+    with _rare_collections() as keep_parsed, _quiet_about_the_code():
         return _analyze(files, settings or AnalysisSettings(), syntax, keep_parsed)
+
+
+@contextmanager
+def _quiet_about_the_code() -> Iterator[None]:
+    """No Python warning about the checked code while analysing it: the value of a literal
+    (libcst's ``evaluated_value``) is compiled by CPython, which warns of an invalid escape
+    sequence such as ``"\\_"`` (DeprecationWarning on 3.11, SyntaxWarning from 3.12) on the
+    user's terminal, about the user's file, under a file name of ``<unknown>``."""
+    with warnings.catch_warnings():
+        for category in (DeprecationWarning, SyntaxWarning):
+            warnings.filterwarnings("ignore", message="invalid escape sequence",
+                                    category=category)
+        yield
 
 
 #: The allocations between two young-generation collections while analysing (CPython: 700).

@@ -310,3 +310,16 @@ def test_checked_code_is_never_run_or_written(folder: Path) -> None:
     assert not marker.exists()
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in checked} == before
     assert sorted(p for p in folder.rglob("*.py")) == checked
+
+
+def test_an_invalid_escape_in_a_checked_string_is_not_warned_about() -> None:
+    """The value of a literal is compiled by CPython, which warns of `"\\_"`: the analysis
+    says nothing of the kind about the user's code (the file compiles; it is only a warning)."""
+    from dispatch_lint.analyzer.engine import SourceFile, analyze
+
+    source = b'from dispatch_lint import runtime as dispatch\nname = "a\\_b"\ndispatch.device(name)\n'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = analyze([SourceFile("escapes.py", source, "escapes")])
+    assert result.errors == ()
+    assert [str(w.message) for w in caught] == []
