@@ -48,6 +48,7 @@ from hypothesis import strategies as st
 from dispatch_lint.analyzer.api import lint_source
 from dispatch_lint.analyzer.discovery import module_name
 from dispatch_lint.analyzer.engine import AnalysisResult, SourceFile, analyze
+from dispatch_lint.analyzer.parse import ParseFailure, parse_module
 from dispatch_lint.catalog import RULES_BY_ID
 from dispatch_lint.frameworks import FRAMEWORKS
 
@@ -445,8 +446,10 @@ def swap_statements(source: bytes, rng: random.Random) -> bytes:
     if not compiles(source):  # a mutant of a mutant may no longer parse; keep it as it is
         return source
     try:
-        module = libcst.parse_module(source)
-    except libcst.ParserSyntaxError:  # valid Python that libcst does not know yet
+        # the analyzer's own parse: it also takes what CPython compiles and libcst's decoding
+        # refuses (bytes invalid in the file's encoding inside a comment)
+        module = parse_module(source)
+    except ParseFailure:  # valid Python that libcst does not know yet
         return source
 
     class Collect(libcst.CSTVisitor):

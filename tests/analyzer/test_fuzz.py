@@ -130,3 +130,14 @@ def collect(groups, kind, t):
 
 def test_a_recursive_function_filling_containers_stays_within_the_fuzz_budget() -> None:
     fuzz.check_source(RECURSIVE_FILLER)
+
+
+def test_statements_swap_in_a_file_with_a_byte_invalid_in_a_comment() -> None:
+    # CPython compiles it (the comment is never decoded); libcst's own decoding refuses it,
+    # so the mutator parses as the analyzer does instead of raising out of the strategy.
+    import random
+
+    source = b"a = 1  # caf\xff\nb = 2\n"
+    assert fuzz.compiles(source)
+    swapped = fuzz.swap_statements(source, random.Random(0))
+    assert swapped.splitlines()[0] == b"b = 2"
