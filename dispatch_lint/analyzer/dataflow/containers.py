@@ -13,6 +13,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_PRECISE_SLOTS, MAX_TUPLE_DEPTH
 from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.syntax import integer_literal
 from dispatch_lint.analyzer.facts import ParamInfo
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -206,7 +207,7 @@ class Containers:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = element.slice.value
-                if len(node.slice) == 1 and (number := _integer(index)) is not None:
+                if len(node.slice) == 1 and (number := integer_literal(index)) is not None:
                     return number, None  # also `-1`: see box_content
                 value = self.eval(index, state)
                 if len(node.slice) == 1:
@@ -294,7 +295,7 @@ class Containers:
         part = node.slice[0].slice
         bounds = []
         for bound in (part.lower, part.upper):
-            number = _integer(bound) if bound is not None else None
+            number = integer_literal(bound) if bound is not None else None
             if bound is not None and number is None:
                 return None
             bounds.append(number)
@@ -518,7 +519,7 @@ class Containers:
         if len(func) != 1 or next(iter(func)) != Ref("builtins.range"):
             return
         arg = iterable.args[0].value
-        literal = _integer(arg)
+        literal = integer_literal(arg)
         count = Value.of(Const(literal)) if literal is not None else self.eval_quiet(arg, state)
         atom = next(iter(count)) if len(count) == 1 else None
         if isinstance(atom, Sym) and atom.owner == self.owner and not atom.proj or isinstance(
@@ -737,7 +738,7 @@ class Containers:
         holds after, the length one more or one less; the heap's slot for an index may
         hold what moved there too). What the call gives; None (nothing done) otherwise."""
         length = self.path_length(box)
-        index = _integer(node.args[0].value) if args and node.args else (
+        index = integer_literal(node.args[0].value) if args and node.args else (
             length - 1 if length else None)
         if length is None or index is None:
             return None
@@ -922,11 +923,3 @@ def tuple_depth(items: tuple[Value, ...]) -> int:
     return depth
 
 
-def _integer(node: cst.BaseExpression) -> int | None:
-    """The integer literal ``node`` is (``3``, ``-1``), else None."""
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
-            isinstance(node.expression, cst.Integer):
-        return -int(node.expression.evaluated_value)
-    return None

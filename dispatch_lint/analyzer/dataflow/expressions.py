@@ -13,7 +13,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_PROJECTION
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.dataflow.syntax import operator_symbol
+from dispatch_lint.analyzer.dataflow.syntax import integer_literal, operator_symbol
 from dispatch_lint.analyzer.dataflow.views import is_data
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -272,15 +272,21 @@ class Expressions:
             return Value.of(UNKNOWN)
         return self.binop(left, right, node, operator_symbol(node.operator))
 
+    def comparand(self, node: cst.BaseExpression, state: State) -> Value:
+        """A side of a comparison: an integer literal is its number there (`index == 0` of
+        an unrolled `enumerate` decides the branch), elsewhere integers stay unknown."""
+        number = integer_literal(node)
+        return Value.of(Const(number)) if number is not None else self.eval(node, state)
+
     def expr_Comparison(self, node: cst.Comparison, state: State) -> Value:
-        left = self.eval(node.left, state)
+        left = self.comparand(node.left, state)
         result = EMPTY
         for index, comp in enumerate(node.comparisons):
             if index and has_tensor(result):
                 # `a < b < c` is `(a < b) and ...`: the first result is used as a condition
                 self.emit("read", (result,), "condition", node,
                           "used as a condition: `{code}`")
-            right = self.eval(comp.comparator, state)
+            right = self.comparand(comp.comparator, state)
             known = self.compare_constants(left, right, comp.operator)
             if known is not None:
                 result = result.join(Value.of(Const(known)))

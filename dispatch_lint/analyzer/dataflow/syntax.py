@@ -84,3 +84,13 @@ def _node_fields(kind: type) -> tuple[str, ...]:
     if not issubclass(kind, cst.CSTNode):
         return ()
     return tuple(f.name for f in dataclasses.fields(kind))
+
+
+def integer_literal(node: cst.BaseExpression) -> int | None:
+    """The integer literal ``node`` is (``3``, ``-1``), else None."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+            isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
