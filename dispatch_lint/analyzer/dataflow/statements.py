@@ -112,11 +112,7 @@ class Statements:
         # value made (`return [f(i) for i in range(n)]`, `return [head] + rest`). What a
         # call in the value writes (a global it rebinds) is left out: followed, it multiplied
         # the views callers pass (chex's jittable asserts went past MAX_VIEWS).
-        after = state.view
-        state.view = {**before, **{slot: held for slot, held in after.items()
-                                   if slot[0] in ("len", "tail") and slot not in before}}
         self.note_exit(state, stmt.value)
-        state.view = after
 
     def stmt_Raise(self, stmt: cst.Raise, state: State) -> None:
         if stmt.exc is not None:
