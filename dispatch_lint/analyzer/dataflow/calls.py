@@ -437,6 +437,10 @@ class CallModel:
                 run.keep_pending(moved)
                 if id(event.sink.node) in summary.passes:
                     run.note_passed(moved)  # on every way through the callee
+        # what the callee's view hands back read the caller's fields as they were when the
+        # call began (`previous = state.device` restored in a `finally`): instantiated before
+        # its effects are replayed
+        view_values = [subst.value(value) for _, value, _ in summary.view_out]
         for target, proj, value in summary.effects:
             new_target = subst.value(target)
             new_value = subst.value(value)
@@ -473,8 +477,7 @@ class CallModel:
         constructor = info.name in CONSTRUCTORS
         literals = _integer_arguments(info, node) if any(
             slot[0] == "len" for slot, _, _ in summary.view_out) else {}
-        for slot, value, must in summary.view_out:
-            new_value = subst.value(value)
+        for (slot, value, must), new_value in zip(summary.view_out, view_values):
             if slot[0] == "len" and len(value) == 1:
                 # a list of as many items as a parameter says: the caller's literal
                 sym = next(iter(value))

@@ -104,14 +104,11 @@ class Statements:
 
     def stmt_Return(self, stmt: cst.Return, state: State) -> None:
         self.returned = True
-        before = dict(state.view)
         if stmt.value is not None:
             value = self.eval(stmt.value, state)
             self.returns = self.returns.join(value.map_traces(self.step(stmt, "returned")))
-        # The exit's view is the path's before the value, with the shapes of the lists the
-        # value made (`return [f(i) for i in range(n)]`, `return [head] + rest`). What a
-        # call in the value writes (a global it rebinds) is left out: followed, it multiplied
-        # the views callers pass (chex's jittable asserts went past MAX_VIEWS).
+        # the exit's view is the path's after the value: what a call in it writes (a global
+        # it rebinds, a field of `self`) is seen by the caller after the call
         self.note_exit(state, stmt.value)
 
     def stmt_Raise(self, stmt: cst.Raise, state: State) -> None:
