@@ -69,6 +69,9 @@ class CaptureDataRead(Rule):
                 yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
                           f"a value that may be a capture tensor is {SINK_TEXT}")
                 return
+        if event.kind == "concretize" and len(event.values) > 1 and not any(
+                isinstance(a, (Box, Tup, Traced)) for a in event.values[1]):
+            return  # `t in c`: `c` compares items only as a list, tuple or array
         if event.kind in ("read", "concretize"):
             hit = traced_hit(cls.spec.id, event, event.values[0], event.detail, _TRACED_WHAT)
         elif event.kind == "subscript":

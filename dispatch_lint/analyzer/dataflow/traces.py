@@ -1087,7 +1087,9 @@ class TraceCalls:
                or isinstance(a, Sym) and not a.proj for a in self.constants(left)):
             found = found.join(right.filter(lambda a: isinstance(a, (Traced, Sym))))
         if found and any(isinstance(a, (Box, Tup, Traced, Sym)) for a in right):
-            self.emit("concretize", (found,), "condition", node,
+            # the container goes with the event: a parameter is judged where its caller
+            # says what it is (a list compares items; an object's own __contains__ decides)
+            self.emit("concretize", (found, right), "condition", node,
                       "compared as a condition: `{code}`")
 
     def typed_namespaces(self, test: cst.BaseExpression, values: list[Value]) -> list[Value]:
