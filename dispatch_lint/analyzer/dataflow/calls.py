@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -352,6 +353,8 @@ class CallModel:
             ambient = run.ambient()
             if ambient:
                 bound[AMBIENT] = ambient
+        if closure is not None and run.param_context and run.owner in closure.parameters_of:
+            closure = _with_supplied_objects(run, closure, node)
         recursive = self.analysing(info)
         if recursive:
             self.note_recursion(info)
@@ -731,3 +734,20 @@ def _integer_arguments(info: FuncInfo, node: cst.CSTNode) -> dict[int, int]:
         if index is not None and isinstance(value, cst.Integer):
             out[index] = int(value.value, 0)
     return out
+
+
+def _with_supplied_objects(run: FunctionRun, closure: Closure, node: cst.CSTNode) -> Closure:
+    """``closure``, made by ``run`` over its parameters, as ``run``'s calling context fills
+    them: a free name holding a parameter also holds the functions and objects the caller
+    passed for it, so that the closure's calls through it resolve as ``run``'s own do
+    (``sorted(items, key=lambda c: float(score(c)))`` with ``score`` the caller's)."""
+    captured = []
+    changed = False
+    for name, value in closure.captured:
+        supplied = join_all(run.objects_of(a, node) for a in value
+                            if isinstance(a, Sym) and a.owner == run.owner)
+        if any(a not in value for a in supplied):
+            value = value.join(supplied)
+            changed = True
+        captured.append((name, value))
+    return replace(closure, captured=tuple(captured)) if changed else closure
