@@ -113,6 +113,10 @@ class Calls:
 
     def call_attribute(self, receiver: Value, name: str, args: tuple[Value, ...],
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
+        if name in _STRING_TESTS or name in _STRING_CHANGES:
+            known = self.string_method(receiver, name, args, kwargs, node)
+            if known is not None:
+                return known
         out = EMPTY
         tensors = receiver.filter(is_tensorish)
         if tensors and self.program.traced:
@@ -172,6 +176,33 @@ class Calls:
                 else:
                     out = out.join(elem)
         return out or Value.of(UNKNOWN)
+
+    def string_method(self, receiver: Value, name: str, args: tuple[Value, ...],
+                      kwargs: dict[str, Value], node: cst.Call) -> Value | None:
+        """A test or change of known strings (``stage.startswith("export")``,
+        ``name.lower()``, a parameter by the constant its caller gave): its result, so that
+        a branch on it is decided; None when a string or an argument is not known."""
+        texts = self.constants(receiver)
+        if kwargs or not texts or not all(isinstance(a, Str) for a in texts):
+            return None
+        if name in _STRING_CHANGES:
+            if args:
+                return None
+            return join_all(self.string_value(getattr(atom.text, name)(), node)
+                            for atom in texts)
+        if len(args) != 1:
+            return None
+        affixes: list[tuple[str, ...]] = []
+        for atom in self.constants(args[0]):
+            if isinstance(atom, Str):
+                affixes.append((atom.text,))
+            elif isinstance(atom, Tup) and all(
+                    len(item) == 1 and isinstance(next(iter(item)), Str) for item in atom.items):
+                affixes.append(tuple(next(iter(item)).text for item in atom.items))
+            else:
+                return None
+        return join_all(Value.of(Const(getattr(atom.text, name)(affix)))
+                        for atom in texts for affix in affixes)
 
     def method_call(self, atom: object, trace: Trace | None, name: str,
                     args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.Call
@@ -734,6 +765,12 @@ def _integer_arguments(info: FuncInfo, node: cst.CSTNode) -> dict[int, int]:
         if index is not None and isinstance(value, cst.Integer):
             out[index] = int(value.value, 0)
     return out
+
+
+#: String methods whose result the analysis computes for known strings: tests (a branch on
+#: them is decided) and changes (a device name may come out of them).
+_STRING_TESTS = frozenset({"startswith", "endswith"})
+_STRING_CHANGES = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold"})
 
 
 def _with_supplied_objects(run: FunctionRun, closure: Closure, node: cst.CSTNode) -> Closure:

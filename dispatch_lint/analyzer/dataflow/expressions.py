@@ -74,10 +74,15 @@ class Expressions:
             except Exception:  # noqa: BLE001 - odd literals are just unknown strings
                 return Value.of(UNKNOWN)
         if isinstance(text, str) and len(text) < 40:
-            if text in dispatch.DEVICE_STRINGS:  # where a device came from starts here
-                return Value.of(Str(text), Trace(self.step(node, "device name `{code}`")))
-            return Value.of(Str(text))
+            return self.string_value(text, node)
         return Value.of(UNKNOWN)
+
+    def string_value(self, text: str, node: cst.CSTNode) -> Value:
+        """The known string ``text`` made at ``node``; a device's name starts where a
+        device came from there."""
+        if text in dispatch.DEVICE_STRINGS:
+            return Value.of(Str(text), Trace(self.step(node, "device name `{code}`")))
+        return Value.of(Str(text))
 
     def expr_Integer(self, node: cst.Integer, state: State) -> Value:
         return Value.of(UNKNOWN)  # a leaf: nothing inside to evaluate
@@ -341,11 +346,7 @@ class Expressions:
                 text = a.text + b.text
                 if len(text) > _MAX_STRING:  # a long chain of `+` stays linear
                     return Value.of(UNKNOWN)
-                if text in dispatch.DEVICE_STRINGS:  # where a device came from starts here
-                    out = out.join(Value.of(Str(text), Trace(self.step(node, "device name "
-                                                                       "`{code}`"))))
-                else:
-                    out = out.join(Value.of(Str(text)))
+                out = out.join(self.string_value(text, node))
         return out
 
     def container_operand(self, left: Value, right: Value, node: cst.CSTNode, op: str
