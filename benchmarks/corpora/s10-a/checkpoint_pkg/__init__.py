@@ -1,0 +1,1 @@
+"""Checkpointing of model state to host arrays."""

@@ -1,0 +1,1 @@
+"""Metric reporters registered by decorator across modules and run over a captured eval graph."""

@@ -1,0 +1,1 @@
+"""Training hooks registered by decorator in one module and fired by a trainer in another."""

@@ -1,0 +1,1 @@
+"""Evaluation report package: builds an exported classifier and summarizes its outputs."""

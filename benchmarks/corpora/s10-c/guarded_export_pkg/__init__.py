@@ -1,0 +1,1 @@
+"""Export-and-log package whose logging goes through capture checks."""

@@ -1,0 +1,1 @@
+"""A tiny trainer package whose backend is chosen in a config module."""

@@ -1,0 +1,7 @@
+"""Backend selection for the trainer."""
+DEVICE = "numpy"
+
+
+def use_fast_kernels():
+    global DEVICE
+    DEVICE = "numba"
