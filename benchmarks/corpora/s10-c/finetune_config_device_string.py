@@ -21,12 +21,12 @@ def load_config(overrides):
 
 
 def init_probe(cfg, dim):
-    return dispatch.zeros((dim, 1), device=cfg.device).require_grad()  # expect: DL004
+    return dispatch.zeros((dim, 1), device=cfg.device).require_grad()
 
 
 def main():
     cfg = load_config({"device": "autodiff:capture", "steps": 1})
-    w = init_probe(cfg, 3)
+    w = init_probe(cfg, 3)  # expect: DL004
     x = dispatch.tensor(np.ones((4, 3), dtype=np.float32), device=cfg.device)
     for _ in range(cfg.steps):
         loss = ((x @ w) ** 2).mean()

@@ -37,6 +37,7 @@ from dispatch_lint.analyzer.values import (
     Dev,
     Inst,
     Partial,
+    Place,
     ProgramAtom,
     Record,
     Ref,
@@ -321,6 +322,12 @@ class Calls:
         # its objects again, without end (datasets' _align_features: "code nested too deeply
         # to analyse").
         if atom in self.objects_asked:
+            return EMPTY
+        if any(isinstance(p, tuple) and len(p) > 1 and isinstance(p[1], Place)
+               for p in atom.proj):
+            # made into a device or a tensor here: no function or object, and the conversion
+            # belongs to the call's substitution (made here too, it would report again what
+            # the conversion breaks: `device("autodiff:capture")`)
             return EMPTY
         passed = self.param_context[atom.param].filter(lambda a: not isinstance(a, Sym))
         self.objects_asked.add(atom)
