@@ -56,9 +56,10 @@ class BackwardRequiresAutodiff(Rule):
         if event.kind != "autodiff" or not event.values[0]:
             return
         value = event.values[0]
-        # what the analysis could not follow (an unknown argument) is no tensor it knows of
-        atoms = [a for a in value if not isinstance(a, Unknown)]
-        if atoms and all(isinstance(a, Ten) and a.dev.kind in ("numpy", "numba") for a in atoms):
+        # a value the analysis could not follow (an unknown argument) is no tensor it knows
+        # of, and one that may also be such a value is not certainly on a plain device
+        atoms = list(value)
+        if not any(isinstance(a, Unknown) for a in atoms) and all(isinstance(a, Ten) and a.dev.kind in ("numpy", "numba") for a in atoms):
             trace = value.trace(atoms[0])
             yield Hit(cls.spec.id, tuple(atoms), trace_to_sink(trace, event),
                       f"`{event.detail}` is called on a tensor on {atoms[0].dev.describe()}, "

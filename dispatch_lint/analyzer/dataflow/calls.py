@@ -58,6 +58,7 @@ from dispatch_lint.analyzer.values import (
     join_all,
     replace_fields,
 )
+from dispatch_lint.frameworks import dispatch
 
 if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.run import FunctionRun
@@ -140,6 +141,10 @@ class Calls:
                     out = out.join(self.box_method_on_param(atom, trace, name, args, kwargs,
                                                             node))
         if tensors and name not in CONTAINER_MUTATORS:
+            if name in dispatch.AUTODIFF_METHODS:
+                # what may also be a value the analysis does not know is not certainly a
+                # plain tensor (DL006): the unknown part goes with the event
+                tensors = tensors.join(receiver.filter(lambda a: isinstance(a, Unknown)))
             out = out.join(self.tensor_method(tensors, name, args, kwargs, node))
         diverged, raising = self.diverged, bool(receiver) and not tensors
         for atom, trace in receiver.items():

@@ -30,6 +30,7 @@ from dispatch_lint.analyzer.values import (
     Trace,
     Traced,
     Tup,
+    Unknown,
     Value,
     devices_clash,
     has_tensor,
@@ -328,6 +329,12 @@ class Expressions:
             for a, a_trace in lefts.items():
                 for b, b_trace in rights.items():
                     result = result.join(self.combine(a, a_trace, b, b_trace))
+        if any(_may_be_tensor(_operand(node, right=side is right), side)
+               for side in (left, right)) and any(
+                isinstance(a, Ten) and not a.dev.is_autodiff for a in result):
+            # `x @ w` with `w` not followed: tracked (autodiff) when `w` is an autodiff tensor
+            # of the same backend, so the result may be one the analysis does not know
+            result = result.join(Value.of(UNKNOWN))
         return result or self.container_operand(left, right, node, op)
 
     def concatenated(self, left: Value, right: Value, node: cst.CSTNode) -> Value | None:
@@ -423,3 +430,22 @@ def _plain_string_value(literal: str) -> str | None:
 def _has_pairing(atom: Sym) -> bool:
     """Whether ``atom`` already pairs two parameters (pairs of pairs would never end)."""
     return any(isinstance(p, tuple) and p[0] == "with" for p in atom.proj)
+
+
+def _operand(node: cst.CSTNode, right: bool) -> cst.CSTNode | None:
+    """The right (else left) operand of the operation ``node`` (``a @ b``, ``a += b``)."""
+    if isinstance(node, cst.BinaryOperation):
+        return node.right if right else node.left
+    if isinstance(node, cst.AugAssign):
+        return node.value if right else node.target
+    return None
+
+
+def _may_be_tensor(operand: cst.CSTNode | None, value: Value) -> bool:
+    """Whether an operand the analysis knows no tensor in may still be one: its value is
+    unknown and it is not written as a number (`2`, `-1`, `0.5`)."""
+    if operand is None or not any(isinstance(a, Unknown) for a in value):
+        return False
+    if isinstance(operand, cst.UnaryOperation):
+        operand = operand.expression
+    return not isinstance(operand, (cst.Integer, cst.Float, cst.Imaginary))
