@@ -534,6 +534,7 @@ class CallModel:
             run.replay_view(subst.slot(slot), new_value, must, constructor)
         if summary.view_out:
             subst.heap_changed()
+        _forget_fields_written(run, summary)
         if not summary.returns_normally:
             run.diverged = True
         if raised & summary.passes and run.trace is None:
@@ -783,6 +784,21 @@ def _integer_arguments(info: FuncInfo, node: cst.CSTNode) -> dict[int, int]:
 #: them is decided) and changes (a device name may come out of them).
 _STRING_TESTS = frozenset({"startswith", "endswith"})
 _STRING_CHANGES = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold"})
+
+
+def _forget_fields_written(run: FunctionRun, summary: Summary) -> None:
+    """What ``x.name = v`` left on the path as exactly ``v`` (see ``assign``) no longer holds
+    once a call may have written fields of that name (``t.pending = traced`` then
+    ``t.resolve()``): such reads go back to the field, as the call left it."""
+    state = run.path
+    if state is None or not any("." in key for key in state.env):
+        return
+    names = {slot[2] for slot, _, _ in summary.view_out if slot[0] == "attr"}
+    names.update(proj[5:] for _, proj, _ in summary.effects
+                 if isinstance(proj, str) and proj.startswith("attr:"))
+    if names:
+        for key in [k for k in state.env if "." in k and k.rsplit(".", 1)[1] in names]:
+            del state.env[key]
 
 
 def _with_supplied_objects(run: FunctionRun, closure: Closure, node: cst.CSTNode) -> Closure:

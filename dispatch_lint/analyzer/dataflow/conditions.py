@@ -170,6 +170,8 @@ class Conditions:
                 else:
                     state.env[name] = narrow_capture(value) if dataless else \
                         narrow_not_capture(value)
+                    if isinstance(subject, cst.Attribute):
+                        self.narrow_field(subject, state.env[name], state)
             return state
         subject = self.autodiff_class_test(test, state)
         if subject is not None:
@@ -183,6 +185,21 @@ class Conditions:
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
                 state.env[name] = self.only_autodiff(value, truth)
         return state
+
+    def narrow_field(self, subject: cst.Attribute, narrowed: Value, state: State) -> None:
+        """``if is_capture(self.pending):`` narrows the field itself on this path, not only
+        the expression: a method called later, and the caller once this method returns,
+        read the narrowed value (``self.pending = replay(self.pending)`` in the branch, and
+        on the other path it was no capture tensor)."""
+        owner = self.eval_quiet(subject.value, state)
+        if len(owner) != 1:
+            return
+        atom = next(iter(owner))
+        if isinstance(atom, Sym):
+            objects = self.objects_of(atom, subject)
+            atom = next(iter(objects)) if len(objects) == 1 else None
+        if isinstance(atom, Inst):
+            self.write_slot(("attr", atom, subject.attr.value), narrowed, state)
 
     def quantified_guard(self, test: cst.BaseExpression, state: State
                          ) -> tuple[str, bool] | None:
