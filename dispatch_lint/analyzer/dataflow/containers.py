@@ -502,7 +502,14 @@ class Containers:
             if not for_in.ifs:
                 self.note_range_length(next(iter(made)), for_in.iter, state)
             return made
-        made = [self.eval(node.elt, inner) for inner in kept]
+        made = []
+        outer = self.iteration
+        try:
+            for index, inner in enumerate(kept):
+                self.iteration = (*outer, index)
+                made.append(self.eval(node.elt, inner))
+        finally:
+            self.iteration = outer
         if not kept:
             self.diverged = diverged
         return self.list_of(node, made)

@@ -141,6 +141,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.loops: list[LoopFrame] = []
         #: `for` loops run item by item around the statement (see Statements.unrolled_loop)
         self.unrolled_loops = 0
+        #: the item of each unrolled loop or comprehension being run, outermost first: a
+        #: capture device made there is another device in each item (see make_device)
+        self.iteration: tuple[int, ...] = ()
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         #: set when this run is a traced analysis (:mod:`.traces`)

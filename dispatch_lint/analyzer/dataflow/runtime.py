@@ -183,9 +183,14 @@ class RuntimeCalls:
         """A device of ``kind`` made at ``node`` (or, converting a caller's value, at a
         callee's ``place``): capture devices are told apart by where they are made."""
         if kind == "capture":
-            file, made = (place.file, place.node) if place is not None else (self.file, node)
+            if place is not None:
+                file, made, context = place.file, place.node, ()
+            else:
+                # each item of an unrolled loop makes a device of its own (placeholders
+                # without a device in `[placeholder(s, name=n) for n, s in shapes]`)
+                file, made, context = self.file, node, tuple(-1 - i for i in self.iteration)
             return Dev("capture", site=self.program.bounded(
-                Site(file, id(made), self.site_owner)))
+                Site(file, id(made), self.site_owner, context)))
         return Dev(kind)
 
     def as_device(self, value: Value, node: cst.CSTNode, place: Place | None = None) -> Value:

@@ -232,10 +232,12 @@ class Statements:
         self.unrolled_loops += 1
         breaks: list[State] = []
         current: State | None = state
+        outer = self.iteration
         try:
-            for item in items:
+            for index, item in enumerate(items):
                 if current is None:
                     break
+                self.iteration = (*outer, index)
                 body_in = current.copy()
                 self.assign(stmt.target, item, body_in, stmt.target)
                 frame = LoopFrame()
@@ -246,6 +248,7 @@ class Statements:
                 current = join_states([body_out, *frame.continues])
         finally:
             self.unrolled_loops -= 1
+            self.iteration = outer
         if stmt.orelse is not None and current is not None:
             current = self.run_block(stmt.orelse.body.body, current)
         return join_states([current, *breaks])
