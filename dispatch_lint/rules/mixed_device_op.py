@@ -74,7 +74,11 @@ class MixedDeviceOp(Rule):
                 if isinstance(b, Ten) and devices_clash(a.dev, b.dev):
                     # The capture operand's trace tells the more useful story.
                     trace = a_trace if a.dev.is_capture or not b.dev.is_capture else b_trace
+                    if a.dev.is_capture and b.dev.is_capture:
+                        what = "tensors on two different capture devices"
+                    else:
+                        what = f"a tensor on {a.dev.describe()} with a tensor on " \
+                               f"{b.dev.describe()}"
                     yield Hit(cls.spec.id, (a, b), trace_to_sink(trace, event),
-                              f"`{event.detail}` combines a tensor on {a.dev.describe()} with a "
-                              f"tensor on {b.dev.describe()}")
+                              f"`{event.detail}` combines {what}")
                     return
