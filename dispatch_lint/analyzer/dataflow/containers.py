@@ -432,9 +432,7 @@ class Containers:
                 key = element.key.evaluated_value if isinstance(
                     element.key, cst.SimpleString) else None
                 if isinstance(key, str):
-                    if self.write_item(box, key, value):
-                        self.keep_effect(Value.of(box), ("item", key), value)
-                        self.program.literal_keys.setdefault(box.site, set()).add(key)
+                    self.write_literal_item(box, key, value)
                 else:
                     self.program.grow(box)
             else:
@@ -444,6 +442,13 @@ class Containers:
         self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
+
+    def write_literal_item(self, box: Box, key: str, value: Value) -> None:
+        """The dict ``box`` is made holding ``value`` under ``key`` (a literal's entry): it
+        certainly holds the key."""
+        if self.write_item(box, key, value):
+            self.keep_effect(Value.of(box), ("item", key), value)
+            self.program.literal_keys.setdefault(box.site, set()).add(key)
 
     def comprehension(self, node: cst.CSTNode, for_in: cst.CompFor, state: State) -> State:
         inner = state.copy()
@@ -472,22 +477,7 @@ class Containers:
         if for_in.inner_for_in is not None or for_in.asynchronous is not None:
             return None
         iterable = self.eval(for_in.iter, state)
-        items = self.known_items(iterable)
-        kept: list[State] | None = [] if items is not None else None
-        for item in items or ():
-            inner: State | None = state.copy()
-            self.assign(for_in.target, item, inner, for_in.target)
-            for cond in for_in.ifs:
-                true_state, false_state = self.condition(cond.test, inner)  # type: ignore[arg-type]
-                if true_state is not None and false_state is not None:
-                    kept = None  # not decided for this item: the list's length is not known
-                inner = true_state
-                if inner is None or kept is None:
-                    break
-            if kept is None:
-                break
-            if inner is not None:
-                kept.append(inner)
+        kept = self.unrolled_states(for_in, iterable, state)
         diverged = self.diverged
         if kept is None:
             # evaluated once: the general form binds the elements of this value
@@ -513,6 +503,29 @@ class Containers:
         if not kept:
             self.diverged = diverged
         return self.list_of(node, made)
+
+    def unrolled_states(self, for_in: cst.CompFor, iterable: Value, state: State
+                        ) -> list[State] | None:
+        """The state each item of ``iterable`` (a tuple or list of known length) that the
+        comprehension keeps is evaluated in, in order; None when the items are not known or a
+        test is not decided for one."""
+        items = self.known_items(iterable)
+        if items is None:
+            return None
+        kept: list[State] = []
+        for item in items:
+            inner: State | None = state.copy()
+            self.assign(for_in.target, item, inner, for_in.target)
+            for cond in for_in.ifs:
+                true_state, false_state = self.condition(cond.test, inner)  # type: ignore[arg-type]
+                if true_state is not None and false_state is not None:
+                    return None  # not decided for this item: the length is not known
+                inner = true_state
+                if inner is None:
+                    break
+            if inner is not None:
+                kept.append(inner)
+        return kept
 
     def note_range_length(self, box: Box, iterable: cst.BaseExpression, state: State) -> None:
         """``[f(i) for i in range(n)]`` holds ``n`` items on this path, also when ``n`` is a
@@ -563,12 +576,48 @@ class Containers:
         return self.box_of("gen", node, self.comprehension_value(node, node.elt, state))
 
     def expr_DictComp(self, node: cst.DictComp, state: State) -> Value:
+        unrolled = self.unrolled_dict_comprehension(node, state)
+        if unrolled is not None:
+            return unrolled
         inner = self.comprehension(node, node.for_in, state)
         diverged = self.diverged
         self.eval(node.key, inner)
         value = self.eval(node.value, inner)
         self.diverged = diverged  # it may loop over nothing
         return self.box_of("dict", node, value)
+
+    def unrolled_dict_comprehension(self, node: cst.DictComp, state: State) -> Value | None:
+        """``{name: f(x) for name, x in pairs}`` over a few known items whose keys are known
+        strings: a dict holding each item's value under its key, each made in its item (a
+        capture device made there is one per item, as in a loop); None for other forms."""
+        for_in = node.for_in
+        if for_in.inner_for_in is not None or for_in.asynchronous is not None:
+            return None
+        kept = self.unrolled_states(for_in, self.eval(for_in.iter, state), state)
+        if kept is None:
+            return None
+        keys = []
+        for inner in kept:
+            key = self.constants(self.eval(node.key, inner))
+            if len(key) != 1 or not isinstance(next(iter(key)), Str):
+                return None
+            keys.append(next(iter(key)).text)
+        if len(set(keys)) != len(keys):
+            return None
+        box = self.new_box("dict", node)
+        content = EMPTY
+        outer = self.iteration
+        try:
+            for index, (key, inner) in enumerate(zip(keys, kept)):
+                self.iteration = (*outer, index)
+                value = self.eval(node.value, inner)
+                self.write_literal_item(box, key, value)
+                content = content.join(value)
+        finally:
+            self.iteration = outer
+        self.program.write(("b", box.site), self.box_part(box, content))
+        self.keep_effect(Value.of(box), "elem", content)
+        return Value.of(box)
 
     def comprehension_value(self, node: cst.CSTNode, elt: cst.BaseExpression, state: State
                             ) -> Value:
