@@ -172,6 +172,9 @@ class Conditions:
                         narrow_not_capture(value)
                     if isinstance(subject, cst.Attribute):
                         self.narrow_field(subject, state.env[name], state)
+                    elif name in self.field_aliases:
+                        self.narrow_alias(self.field_aliases[name], value, state.env[name],
+                                          state)
             return state
         subject = self.autodiff_class_test(test, state)
         if subject is not None:
@@ -200,6 +203,17 @@ class Conditions:
             atom = next(iter(objects)) if len(objects) == 1 else None
         if isinstance(atom, Inst):
             self.write_slot(("attr", atom, subject.attr.value), narrowed, state)
+
+    def narrow_alias(self, field: cst.Attribute, value: Value, narrowed: Value,
+                     state: State) -> None:
+        """``loss = self.pending`` then ``if is_capture(loss):``: the field is narrowed as
+        the name is, while it still holds what the name was given."""
+        if set(self.eval_quiet(field, state)) != set(value):
+            return  # the field was written since (or the name rebound on another path)
+        dotted = dotted_name(field)
+        if dotted is not None and dotted in state.env:
+            state.env[dotted] = narrowed
+        self.narrow_field(field, narrowed, state)
 
     def quantified_guard(self, test: cst.BaseExpression, state: State
                          ) -> tuple[str, bool] | None:

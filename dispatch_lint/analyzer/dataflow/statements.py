@@ -429,6 +429,10 @@ class Statements:
                node: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.bind(target.value, value, state, target)
+            if isinstance(node, cst.Attribute):
+                self.field_aliases[target.value] = node
+            else:
+                self.field_aliases.pop(target.value, None)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self.unpack(target, value, state)
         elif isinstance(target, cst.Attribute):
