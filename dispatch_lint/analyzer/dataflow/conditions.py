@@ -204,16 +204,33 @@ class Conditions:
         if isinstance(atom, Inst):
             self.write_slot(("attr", atom, subject.attr.value), narrowed, state)
 
-    def narrow_alias(self, field: cst.Attribute, value: Value, narrowed: Value,
-                     state: State) -> None:
-        """``loss = self.pending`` then ``if is_capture(loss):``: the field is narrowed as
-        the name is, while it still holds what the name was given."""
+    def narrow_alias(self, field: cst.Attribute | cst.Subscript, value: Value,
+                     narrowed: Value, state: State) -> None:
+        """``loss = self.pending`` (or ``loss = state["pending"]``) then ``if
+        is_capture(loss):``: the field or item is narrowed as the name is, while it still
+        holds what the name was given."""
+        if isinstance(field, cst.Subscript):
+            self.narrow_item(field, value, narrowed, state)
+            return
         if set(self.eval_quiet(field, state)) != set(value):
             return  # the field was written since (or the name rebound on another path)
         dotted = dotted_name(field)
         if dotted is not None and dotted in state.env:
             state.env[dotted] = narrowed
         self.narrow_field(field, narrowed, state)
+
+    def narrow_item(self, item: cst.Subscript, value: Value, narrowed: Value,
+                    state: State) -> None:
+        """The item ``d["key"]`` of one dict narrowed on this path, as a name read from it."""
+        key = item.slice[0].slice.value  # a string literal (see Statements.assign)
+        text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+        holder = self.eval_quiet(item.value, state)
+        box = next(iter(holder)) if len(holder) == 1 else None
+        if not (isinstance(text, str) and isinstance(box, Box) and box.kind == "dict"):
+            return
+        if set(self.get_item(holder, text, item)) != set(value):
+            return  # written since
+        self.write_slot(("bk", box, text), narrowed, state)
 
     def quantified_guard(self, test: cst.BaseExpression, state: State
                          ) -> tuple[str, bool] | None:

@@ -144,9 +144,10 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: the item of each unrolled loop or comprehension being run, outermost first: a
         #: capture device made there is another device in each item (see make_device)
         self.iteration: tuple[int, ...] = ()
-        #: local names last assigned a field (`loss = self.pending`): a guard on the name
-        #: narrows the field too while both hold the same values (see Conditions.narrow)
-        self.field_aliases: dict[str, cst.Attribute] = {}
+        #: local names last assigned a field or a dict's item (`loss = self.pending`,
+        #: `loss = state["pending"]`): a guard on the name narrows that slot too while both
+        #: hold the same values (see Conditions.narrow_alias)
+        self.field_aliases: dict[str, cst.Attribute | cst.Subscript] = {}
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         #: set when this run is a traced analysis (:mod:`.traces`)
