@@ -13,7 +13,12 @@ import libcst as cst
 from dispatch_lint.analyzer.bounds import MAX_ASSUMED
 from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.dataflow.syntax import dotted_name, is_constant_false, is_constant_true
+from dispatch_lint.analyzer.dataflow.syntax import (
+    dotted_name,
+    is_constant_false,
+    is_constant_true,
+    string_key,
+)
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.summaries import Summary
 from dispatch_lint.analyzer.values import (
@@ -175,6 +180,14 @@ class Conditions:
                     elif name in self.field_aliases:
                         self.narrow_alias(self.field_aliases[name], value, state.env[name],
                                           state)
+            elif family != TRACED_TEST and isinstance(subject, cst.Subscript):
+                # `if is_capture(state["pending"]):` narrows the dict's item on the path
+                key = string_key(subject)
+                holder = self.eval_quiet(subject.value, state)
+                if key is not None:
+                    value = self.get_item(holder, key, subject)
+                    self.narrow_item(subject, value, narrow_capture(value)
+                                     if truth == polarity else narrow_not_capture(value), state)
             return state
         subject = self.autodiff_class_test(test, state)
         if subject is not None:
@@ -221,9 +234,9 @@ class Conditions:
 
     def narrow_item(self, item: cst.Subscript, value: Value, narrowed: Value,
                     state: State) -> None:
-        """The item ``d["key"]`` of one dict narrowed on this path, as a name read from it."""
-        key = item.slice[0].slice.value  # a string literal (see Statements.assign)
-        text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+        """The item ``d["key"]`` of one dict narrowed on this path, while it holds ``value``
+        (what a name read from it holds, or the item itself)."""
+        text = string_key(item)
         holder = self.eval_quiet(item.value, state)
         box = next(iter(holder)) if len(holder) == 1 else None
         if not (isinstance(text, str) and isinstance(box, Box) and box.kind == "dict"):
@@ -364,12 +377,14 @@ class Conditions:
                 return found
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
             subject = _device_of(test.value, state) or _subject(test.value) or (
-                test.value if items and _is_item_of_name(test.value) else None)
+                test.value if items and _is_item_of_name(test.value)
+                or not items and string_key(test.value) is not None else None)
             if subject is not None:
                 return subject, True, CAPTURE_TEST
         if isinstance(test, cst.Call):
             if test.args and (_is_narrowable(test.args[0].value) or (
-                    items and _is_item_of_name(test.args[0].value))):
+                    items and _is_item_of_name(test.args[0].value)) or (
+                    not items and string_key(test.args[0].value) is not None)):
                 if self.is_runtime_call(test, "is_capture", state):
                     return test.args[0].value, True, CAPTURE_TEST
                 if self.is_dataless_type_test(test, state):

@@ -20,6 +20,7 @@ from dispatch_lint.analyzer.dataflow.syntax import (
     is_constant_true,
     operator_symbol,
     statements_of,
+    string_key,
 )
 from dispatch_lint.analyzer.values import (
     EMPTY,
@@ -429,7 +430,7 @@ class Statements:
                node: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.bind(target.value, value, state, target)
-            if isinstance(node, cst.Attribute) or _string_key(node) is not None:
+            if isinstance(node, cst.Attribute) or string_key(node) is not None:
                 self.field_aliases[target.value] = node
             else:
                 self.field_aliases.pop(target.value, None)
@@ -526,15 +527,3 @@ def _catches_guard_error(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> 
     names = [dotted_name(e.value) for e in kinds] if kinds else [dotted_name(handler.type)]
     return any(name is not None and name.rsplit(".", 1)[-1] in _GUARD_ERROR_BASES
                for name in names)
-
-
-def _string_key(node: cst.CSTNode) -> str | None:
-    """The key of ``name["key"]`` (a local's item under a string literal), else None."""
-    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
-            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
-        return None
-    key = node.slice[0].slice.value
-    if isinstance(key, cst.SimpleString):
-        text = key.evaluated_value
-        return text if isinstance(text, str) else None
-    return None

@@ -94,3 +94,15 @@ def integer_literal(node: cst.BaseExpression) -> int | None:
             isinstance(node.expression, cst.Integer):
         return -int(node.expression.evaluated_value)
     return None
+
+
+def string_key(node: cst.CSTNode) -> str | None:
+    """The key of ``name["key"]`` (a local's item under a string literal), else None."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+        return None
+    key = node.slice[0].slice.value
+    if isinstance(key, cst.SimpleString):
+        text = key.evaluated_value
+        return text if isinstance(text, str) else None
+    return None
