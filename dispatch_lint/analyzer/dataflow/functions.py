@@ -139,6 +139,13 @@ class Closures:
                     (n, _flat(state.env[n])) for n in sorted(free) if n in state.env
                 ) + tuple((n, _flat(self.captured[n])) for n in sorted(free)
                           if n not in state.env and n in self.captured)
+                # a default over this function's parameters (`lambda t=t: ...`) is what the
+                # caller passed: kept with the closure, so that a caller's call of it sees it
+                defaults = self.program.funcs[atom.key].defaults
+                captured += tuple(
+                    (default_name(index), _flat(value))
+                    for index, value in sorted(defaults.items())
+                    if any(self.is_symbolic(a) for a in value))
                 atom = self.limited(Closure(atom.key, captured or (("", EMPTY),),
                                             atom.no_capture))
             out[atom] = trace
@@ -174,3 +181,9 @@ def _flat(value: Value) -> Value:
         (Closure(a.key, (), a.no_capture) if isinstance(a, Closure) else a): t
         for a, t in value.items()
     })
+
+
+def default_name(index: int) -> str:
+    """The name under which a closure keeps the default of its parameter ``index`` (no name
+    a program can spell)."""
+    return f"<default {index}>"

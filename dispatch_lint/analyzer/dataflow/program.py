@@ -33,7 +33,7 @@ from dispatch_lint.analyzer.bounds import (
 )
 from dispatch_lint.analyzer.dataflow.calls import CallModel
 from dispatch_lint.analyzer.dataflow.classes import ClassModel
-from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions
+from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions, default_name
 from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
 from dispatch_lint.analyzer.dataflow.state import State
@@ -843,7 +843,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                     symbol = run.packed_parameter(param, symbol, shape)
                 if ("default", index) in context and index in info.defaults:
                     # the call takes the default: its value is born here, not in the caller
-                    symbol = info.defaults[index].map_traces(Step(
+                    # (or, over the parameters of the function that made the closure, what
+                    # that function was passed)
+                    default = captured.get(default_name(index), info.defaults[index])
+                    symbol = default.map_traces(Step(
                         info.file, param.node, f"default of parameter `{param.name}`",
                         step.anchor))
                 state.env[param.name] = symbol
