@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dispatch_lint.analyzer.events import Event, Hit
-from dispatch_lint.analyzer.values import Ten, Unknown
+from dispatch_lint.analyzer.values import Ten
 from dispatch_lint.catalog import rule
 from dispatch_lint.rules.base import Rule, trace_to_sink
 
@@ -56,10 +56,10 @@ class BackwardRequiresAutodiff(Rule):
         if event.kind != "autodiff" or not event.values[0]:
             return
         value = event.values[0]
-        # a value the analysis could not follow (an unknown argument) is no tensor it knows
-        # of, and one that may also be such a value is not certainly on a plain device
+        # every atom a plain tensor: a value that may also be one the analysis could not
+        # follow (an unknown argument, `x @ w` with `w` unknown) is not certainly plain
         atoms = list(value)
-        if not any(isinstance(a, Unknown) for a in atoms) and all(isinstance(a, Ten) and a.dev.kind in ("numpy", "numba") for a in atoms):
+        if all(isinstance(a, Ten) and a.dev.kind in ("numpy", "numba") for a in atoms):
             trace = value.trace(atoms[0])
             yield Hit(cls.spec.id, tuple(atoms), trace_to_sink(trace, event),
                       f"`{event.detail}` is called on a tensor on {atoms[0].dev.describe()}, "

@@ -115,7 +115,7 @@ class Calls:
 
     def call_attribute(self, receiver: Value, name: str, args: tuple[Value, ...],
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
-        if name in _STRING_TESTS or name in _STRING_CHANGES:
+        if name in _STRING_METHODS:
             known = self.string_method(receiver, name, args, kwargs, node)
             if known is not None:
                 return known
@@ -784,6 +784,7 @@ def _integer_arguments(info: FuncInfo, node: cst.CSTNode) -> dict[int, int]:
 #: them is decided) and changes (a device name may come out of them).
 _STRING_TESTS = frozenset({"startswith", "endswith"})
 _STRING_CHANGES = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold"})
+_STRING_METHODS = _STRING_TESTS | _STRING_CHANGES
 
 
 def _forget_fields_written(run: FunctionRun, summary: Summary) -> None:

@@ -8,6 +8,8 @@ which branches can run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_ASSUMED
@@ -173,21 +175,16 @@ class Conditions:
                         state.env[name] = self.untraced(value)
                         self.assume(state, value)
                 else:
-                    state.env[name] = narrow_capture(value) if dataless else \
-                        narrow_not_capture(value)
+                    narrowing = narrow_capture if dataless else narrow_not_capture
+                    state.env[name] = narrowing(value)
                     if isinstance(subject, cst.Attribute):
                         self.narrow_field(subject, state.env[name], state)
                     elif name in self.field_aliases:
-                        self.narrow_alias(self.field_aliases[name], value, state.env[name],
-                                          state)
+                        self.narrow_alias(self.field_aliases[name], value, narrowing, state)
             elif family != TRACED_TEST and isinstance(subject, cst.Subscript):
                 # `if is_capture(state["pending"]):` narrows the dict's item on the path
-                key = string_key(subject)
-                holder = self.eval_quiet(subject.value, state)
-                if key is not None:
-                    value = self.get_item(holder, key, subject)
-                    self.narrow_item(subject, value, narrow_capture(value)
-                                     if truth == polarity else narrow_not_capture(value), state)
+                self.narrow_item(subject, narrow_capture if truth == polarity
+                                 else narrow_not_capture, state)
             return state
         subject = self.autodiff_class_test(test, state)
         if subject is not None:
@@ -218,32 +215,38 @@ class Conditions:
             self.write_slot(("attr", atom, subject.attr.value), narrowed, state)
 
     def narrow_alias(self, field: cst.Attribute | cst.Subscript, value: Value,
-                     narrowed: Value, state: State) -> None:
+                     narrowing: Callable[[Value], Value], state: State) -> None:
         """``loss = self.pending`` (or ``loss = state["pending"]``) then ``if
         is_capture(loss):``: the field or item is narrowed as the name is, while it still
-        holds what the name was given."""
+        holds ``value``, what the name was given."""
         if isinstance(field, cst.Subscript):
-            self.narrow_item(field, value, narrowed, state)
+            self.narrow_item(field, narrowing, state, value)
             return
         if set(self.eval_quiet(field, state)) != set(value):
             return  # the field was written since (or the name rebound on another path)
+        narrowed = narrowing(value)
         dotted = dotted_name(field)
         if dotted is not None and dotted in state.env:
             state.env[dotted] = narrowed
         self.narrow_field(field, narrowed, state)
 
-    def narrow_item(self, item: cst.Subscript, value: Value, narrowed: Value,
-                    state: State) -> None:
-        """The item ``d["key"]`` of one dict narrowed on this path, while it holds ``value``
-        (what a name read from it holds, or the item itself)."""
+    def narrow_item(self, item: cst.Subscript, narrowing: Callable[[Value], Value],
+                    state: State, expected: Value | None = None) -> None:
+        """The item ``d["key"]`` of one dict narrowed on this path (only while it holds
+        ``expected``, when given: what a name read from it holds)."""
         text = string_key(item)
+        if text is None:
+            return
         holder = self.eval_quiet(item.value, state)
         box = next(iter(holder)) if len(holder) == 1 else None
-        if not (isinstance(text, str) and isinstance(box, Box) and box.kind == "dict"):
+        if not (isinstance(box, Box) and box.kind == "dict"):
             return
-        if set(self.get_item(holder, text, item)) != set(value):
-            return  # written since
-        self.write_slot(("bk", box, text), narrowed, state)
+        value = self.get_item(holder, text, item)
+        if expected is not None:
+            if set(value) != set(expected):
+                return  # written since
+            value = expected
+        self.write_slot(("bk", box, text), narrowing(value), state)
 
     def quantified_guard(self, test: cst.BaseExpression, state: State
                          ) -> tuple[str, bool] | None:

@@ -493,13 +493,9 @@ class Containers:
                 self.note_range_length(next(iter(made)), for_in.iter, state)
             return made
         made = []
-        outer = self.iteration
-        try:
-            for index, inner in enumerate(kept):
-                self.iteration = (*outer, index)
+        for index, inner in enumerate(kept):
+            with self.in_item(index):
                 made.append(self.eval(node.elt, inner))
-        finally:
-            self.iteration = outer
         if not kept:
             self.diverged = diverged
         return self.list_of(node, made)
@@ -606,15 +602,11 @@ class Containers:
             return None
         box = self.new_box("dict", node)
         content = EMPTY
-        outer = self.iteration
-        try:
-            for index, (key, inner) in enumerate(zip(keys, kept)):
-                self.iteration = (*outer, index)
+        for index, (key, inner) in enumerate(zip(keys, kept)):
+            with self.in_item(index):
                 value = self.eval(node.value, inner)
-                self.write_literal_item(box, key, value)
-                content = content.join(value)
-        finally:
-            self.iteration = outer
+            self.write_literal_item(box, key, value)
+            content = content.join(value)
         self.program.write(("b", box.site), self.box_part(box, content))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)

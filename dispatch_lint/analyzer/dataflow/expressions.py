@@ -329,9 +329,9 @@ class Expressions:
             for a, a_trace in lefts.items():
                 for b, b_trace in rights.items():
                     result = result.join(self.combine(a, a_trace, b, b_trace))
-        if any(_may_be_tensor(_operand(node, right=side is right), side)
-               for side in (left, right)) and any(
-                isinstance(a, Ten) and not a.dev.is_autodiff for a in result):
+        if any(isinstance(a, Ten) and not a.dev.is_autodiff for a in result) and (
+                _may_be_tensor(_operand(node, right=False), left)
+                or _may_be_tensor(_operand(node, right=True), right)):
             # `x @ w` with `w` not followed: tracked (autodiff) when `w` is an autodiff tensor
             # of the same backend, so the result may be one the analysis does not know
             result = result.join(Value.of(UNKNOWN))

@@ -15,6 +15,8 @@ the function's summary.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from itertools import product
 from typing import TYPE_CHECKING
@@ -196,6 +198,17 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: the work of this run so far: statements run, calls applied, the events and
         #: effects and atoms they instantiated (bounded by MAX_UNIT_WORK)
         self.work = 0
+
+    @contextmanager
+    def in_item(self, index: int) -> Iterator[None]:
+        """Run what follows as item ``index`` of an unrolled loop or comprehension (see
+        :attr:`iteration`)."""
+        outer = self.iteration
+        self.iteration = (*outer, index)
+        try:
+            yield
+        finally:
+            self.iteration = outer
 
     def step(self, node: cst.CSTNode, message: str) -> Step:
         return Step(self.file, node, message, self.anchor)

@@ -233,23 +233,21 @@ class Statements:
         self.unrolled_loops += 1
         breaks: list[State] = []
         current: State | None = state
-        outer = self.iteration
         try:
             for index, item in enumerate(items):
                 if current is None:
                     break
-                self.iteration = (*outer, index)
                 body_in = current.copy()
                 self.assign(stmt.target, item, body_in, stmt.target)
                 frame = LoopFrame()
                 self.loops.append(frame)
-                body_out = self.run_block(stmt.body.body, body_in)
+                with self.in_item(index):
+                    body_out = self.run_block(stmt.body.body, body_in)
                 self.loops.pop()
                 breaks.extend(frame.breaks)
                 current = join_states([body_out, *frame.continues])
         finally:
             self.unrolled_loops -= 1
-            self.iteration = outer
         if stmt.orelse is not None and current is not None:
             current = self.run_block(stmt.orelse.body.body, current)
         return join_states([current, *breaks])
