@@ -222,9 +222,10 @@ class Conditions:
         if isinstance(field, cst.Subscript):
             self.narrow_item(field, narrowing, state, value)
             return
-        if set(self.eval_quiet(field, state)) != set(value):
+        current = self.eval_quiet(field, state)
+        if set(current) != set(value):
             return  # the field was written since (or the name rebound on another path)
-        narrowed = narrowing(value)
+        narrowed = narrowing(current)  # with the field's own trace, not the name's
         dotted = dotted_name(field)
         if dotted is not None and dotted in state.env:
             state.env[dotted] = narrowed
@@ -242,10 +243,8 @@ class Conditions:
         if not (isinstance(box, Box) and box.kind == "dict"):
             return
         value = self.get_item(holder, text, item)
-        if expected is not None:
-            if set(value) != set(expected):
-                return  # written since
-            value = expected
+        if expected is not None and set(value) != set(expected):
+            return  # written since
         self.write_slot(("bk", box, text), narrowing(value), state)
 
     def quantified_guard(self, test: cst.BaseExpression, state: State
