@@ -146,13 +146,13 @@ class Calls:
                 # plain tensor (DL006): the unknown part goes with the event
                 tensors = tensors.join(receiver.filter(lambda a: isinstance(a, Unknown)))
             out = out.join(self.tensor_method(tensors, name, args, kwargs, node))
-        diverged, raising = self.diverged, bool(receiver) and not tensors
+        before, ends = self.take_end(), []
         for atom, trace in receiver.items():
-            self.diverged = False
             out = out.join(self.method_call(atom, trace, name, args, kwargs, node))
-            raising = raising and self.diverged
-        # the path ends after the call when every method it may call always raises
-        self.diverged = diverged or raising
+            ends.append(self.take_end())
+        # the path ends after the call when every method it may call always raises (a
+        # tensor's method raises as its sink says)
+        self.join_ends(before, [] if tensors else ends)
         for atom, trace in receiver.items():
             if isinstance(atom, Sym) and name in ("items", "values", "get", "pop", "copy"):
                 # a parameter may be a container: mappings' and lists' accessors
@@ -255,15 +255,14 @@ class Calls:
     def call_value(self, callee: Value, args: tuple[Value, ...], kwargs: dict[str, Value],
                    node: cst.Call) -> Value:
         results = []
-        diverged, raising = self.diverged, bool(callee)
+        before, ends = self.take_end(), []
         for atom, trace in callee.items():
-            self.diverged = False
             result = self.call_atom(atom, trace, args, kwargs, node)
             picked = self.picked.get(atom) if self.picked else None
             results.append(result if picked is None else self.picked_by_caller(result, picked))
-            raising = raising and self.diverged
+            ends.append(self.take_end())
         # the path ends after the call when every function it may call always raises
-        self.diverged = diverged or raising
+        self.join_ends(before, ends)
         out = join_all(results)
         return out or Value.of(UNKNOWN)
 

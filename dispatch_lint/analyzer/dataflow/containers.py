@@ -478,7 +478,6 @@ class Containers:
             return None
         iterable = self.eval(for_in.iter, state)
         kept = self.unrolled_states(for_in, iterable, state)
-        diverged = self.diverged
         if kept is None:
             # evaluated once: the general form binds the elements of this value
             inner = state.copy()
@@ -486,18 +485,16 @@ class Containers:
             for cond in for_in.ifs:
                 narrowed, _ = self.condition(cond.test, inner)
                 inner = narrowed if narrowed is not None else inner
-            value = self.eval(node.elt, inner)
-            self.diverged = diverged  # it may loop over nothing
+            with self.may_not_run():  # it may loop over nothing
+                value = self.eval(node.elt, inner)
             made = self.box_of("list", node, value)
             if not for_in.ifs:
                 self.note_range_length(next(iter(made)), for_in.iter, state)
             return made
         made = []
-        for index, inner in enumerate(kept):
+        for index, inner in enumerate(kept):  # each item runs
             with self.in_item(index):
                 made.append(self.eval(node.elt, inner))
-        if not kept:
-            self.diverged = diverged
         return self.list_of(node, made)
 
     def unrolled_states(self, for_in: cst.CompFor, iterable: Value, state: State
@@ -576,10 +573,9 @@ class Containers:
         if unrolled is not None:
             return unrolled
         inner = self.comprehension(node, node.for_in, state)
-        diverged = self.diverged
-        self.eval(node.key, inner)
-        value = self.eval(node.value, inner)
-        self.diverged = diverged  # it may loop over nothing
+        with self.may_not_run():  # it may loop over nothing
+            self.eval(node.key, inner)
+            value = self.eval(node.value, inner)
         return self.box_of("dict", node, value)
 
     def unrolled_dict_comprehension(self, node: cst.DictComp, state: State) -> Value | None:
@@ -615,9 +611,8 @@ class Containers:
                             ) -> Value:
         """What the comprehension ``node`` holds: its element over its loops."""
         inner = self.comprehension(node, node.for_in, state)  # type: ignore[attr-defined]
-        diverged = self.diverged
-        value = self.eval(elt, inner)
-        self.diverged = diverged  # it may loop over nothing
+        with self.may_not_run():  # it may loop over nothing
+            value = self.eval(elt, inner)
         return value
 
     def dict_of(self, node: cst.CSTNode, items: dict[str, Value]) -> Value:

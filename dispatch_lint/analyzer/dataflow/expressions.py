@@ -204,15 +204,14 @@ class Expressions:
     def expr_IfExp(self, node: cst.IfExp, state: State) -> Value:
         true_state, false_state = self.condition(node.test, state)
         values = []
-        diverged = self.diverged
-        raising = []
+        before = self.take_end()
+        ends = []
         for branch_state, branch in ((true_state, node.body), (false_state, node.orelse)):
             if branch_state is not None:
-                self.diverged = False
                 values.append(self.eval(branch, branch_state))
-                raising.append(self.diverged)
+                ends.append(self.take_end())
         # the path ends only when every branch that may run raises
-        self.diverged = diverged or (bool(raising) and all(raising))
+        self.join_ends(before, ends)
         if self.program.traced and len(values) == 2:
             values = self.typed_namespaces(node.test, values)
         return join_all(values) or Value.of(UNKNOWN)
@@ -255,17 +254,16 @@ class Expressions:
         right_state = self.narrow(node.left, state.copy(), isinstance(node.operator, cst.And))
         if self.refuted(right_state):
             return left  # `not isinstance(t, Tracer) and ...` of a tracer
-        diverged = self.diverged
         # the sinks of the right side are reached on what the left side assumed
         outer = self.path.assumed if self.path is not None else None
         if self.path is not None:
             self.path.assumed = outer | right_state.assumed
         try:
-            right = self.eval(node.right, right_state)
+            with self.may_not_run():  # `x or fail()`: the left side may decide alone
+                right = self.eval(node.right, right_state)
         finally:
             if self.path is not None:
                 self.path.assumed = outer
-        self.diverged = diverged  # `x or fail()`: the left side may decide alone
         return left.join(right)
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:

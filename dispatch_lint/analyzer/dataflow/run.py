@@ -15,7 +15,7 @@ the function's summary.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from itertools import product
@@ -60,6 +60,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from dispatch_lint.analyzer.dataflow.program import Program
     from dispatch_lint.analyzer.summaries import Summary
 
+
+#: how an expression ended its path: (called a function that always raises, the statement
+#: where a finding always raises); see FunctionRun.take_end
+PathEnd = tuple[bool, "cst.CSTNode | None"]
 
 #: what the constant names evaluate to (values are immutable: made once)
 _CONSTANT_VALUES = {name: Value.of(Const(value))
@@ -155,8 +159,10 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: set when this run is a traced analysis (:mod:`.traces`)
         self.trace: TraceState | None = None
         self._ambient: Value | None = None
-        #: the statement that raises on every path through it (a tracer reached a sink that
-        #: breaks on it, in a traced analysis): the path ends there (see ``run_block``)
+        #: the statement that raises on every path through it (a sink of this function's
+        #: that always raises, or a tracer that reached a sink in a traced analysis): the
+        #: path ends there, while this function's callers go on as they will once it is
+        #: fixed (see ``run_block``)
         self.raised_at: cst.CSTNode | None = None
         #: objects that existed before the trace this run is in (what is stored in them
         #: outlives it): read from globals, captured by a traced closure, a traced receiver
@@ -209,6 +215,36 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
             yield
         finally:
             self.iteration = outer
+
+    def take_end(self) -> PathEnd:
+        """How the expression evaluated so far ends the path (it called a function that
+        always raises, or a finding always raises in it), cleared for what is evaluated
+        next as one of several alternatives (see :meth:`join_ends`)."""
+        end = (self.diverged, self.raised_at)
+        self.diverged, self.raised_at = False, None
+        return end
+
+    def join_ends(self, before: PathEnd, alternatives: Sequence[PathEnd]) -> None:
+        """After alternatives of which one runs (the branches of an if-expression, the
+        functions a call may call), each of which ended the path as given: the path ends
+        when every one of them ends it, and otherwise as it did ``before`` them."""
+        diverged, raised_at = before
+        if alternatives and all(d or r is not None for d, r in alternatives):
+            if all(d for d, _ in alternatives):
+                diverged = True
+            elif raised_at is None:
+                raised_at = self.anchor
+        self.diverged, self.raised_at = diverged, raised_at
+
+    @contextmanager
+    def may_not_run(self) -> Iterator[None]:
+        """Evaluate what may not run at all (the right side of ``and``/``or``, the element
+        of a comprehension over what may be empty): a raise in it does not end the path."""
+        before = (self.diverged, self.raised_at)
+        try:
+            yield
+        finally:
+            self.diverged, self.raised_at = before
 
     def step(self, node: cst.CSTNode, message: str) -> Step:
         return Step(self.file, node, message, self.anchor)

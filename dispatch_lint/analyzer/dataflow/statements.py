@@ -60,9 +60,10 @@ class Statements:
             self.work += 1
             state = self.run_statement(stmt, state)
             if self.raised_at is stmt:
-                # JAX raises here on every path (a traced analysis found a sink it breaks):
-                # what follows in the trace never runs, but the caller goes on as it will
-                # once the finding is fixed (its own findings after the call still count)
+                # a finding raises here on every path (a sink of this function's, or one
+                # JAX raises at in a trace): what follows never runs, but the callers go
+                # on as they will once the finding is fixed (their own findings after the
+                # call still count)
                 self.raised_at = None
                 self.returned = True
                 state = None
@@ -389,18 +390,17 @@ class Statements:
         setter runs (a guard in it may raise); the objects without one are left to store."""
         name = target.attr.value
         plain = EMPTY
-        raising, diverged = bool(obj), self.diverged
+        before, ends = self.take_end(), []
         for atom, trace in obj.items():
             setter = self.program.find_setter(atom.cls, name) if isinstance(atom, Inst) else None
             if setter is None:
                 plain = plain.join(Value.of(atom, trace))
-                raising = False
+                ends.append((False, None))
                 continue
-            self.diverged = False
             self.program.apply(setter, self, Value.of(atom, trace), (value,), {}, target)
-            raising = raising and self.diverged
+            ends.append(self.take_end())
         # the path ends when every setter it may call always raises
-        self.diverged = diverged or raising
+        self.join_ends(before, ends)
         return plain
 
     def stmt_FunctionDef(self, stmt: cst.FunctionDef, state: State) -> State:
