@@ -1,0 +1,1 @@
+"""A small training package: optimizers, losses and a loop with hooks."""

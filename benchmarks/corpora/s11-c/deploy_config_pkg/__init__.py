@@ -1,0 +1,1 @@
+"""Resolve deployment targets from a list of configs and run each one."""

@@ -1,0 +1,1 @@
+"""Evaluate a classifier and its exported twin, keeping traced values out of the numbers."""

@@ -1,0 +1,1 @@
+"""Export a ranking model and write a report of its outputs."""
