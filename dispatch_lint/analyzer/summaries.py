@@ -37,6 +37,7 @@ from dispatch_lint.analyzer.values import (
     Trace,
     TracedFunction,
     Tup,
+    Unknown,
     Value,
     certainly_traced,
     join_all,
@@ -443,9 +444,11 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         # one holds (Substitution.project_symbol); the result is no function or object.
         return Value.of(UNKNOWN)
     if isinstance(proj, tuple):  # ("mix", device): an operation with a tensor on that device
+        # (a value not known stays partly unknown: never certainly on that device)
         partner = Value.of(Ten(proj[1]))
         out = join_all(
             run.combine(atom, trace, p_atom, p_trace) if isinstance(atom, (Ten, Sym))
+            else Value.of(p_atom, trace).join(Value.of(atom, trace)) if atom is UNKNOWN
             else Value.of(p_atom, trace)
             for atom, trace in value.items() for p_atom, p_trace in partner.items()
         )
@@ -463,6 +466,10 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         # the caller's value where a test found it no tracer: none, if it certainly is one
         # (the path that tested it is not taken in this call)
         return EMPTY if certainly_traced(value) else run.untraced(value)
+    if proj == "operand":  # the result of an operation with it: a tensor, or not known
+        return join_all(run.project_sym(a, t, proj) if isinstance(a, Sym) else Value.of(a, t)
+                        for a, t in value.items() if isinstance(a, (Ten, Sym, Unknown))
+                        ) or Value.of(UNKNOWN)
     if proj == "device":
         return run.attribute(value, "device", node)
     if proj == "elem":

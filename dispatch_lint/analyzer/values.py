@@ -165,8 +165,9 @@ class Sym:
     """Symbolic atom inside a function summary: parameter ``param`` seen through ``proj``
     (a tuple of projections: "device", "elem", "attr:<name>", "inner", ("item", key),
     conversions ("tensor" | "asdev" | "autodiff", :class:`Place`), ("mix", device): the
-    result of an operation with a tensor on that device, or ("with", sym): the result of an
-    operation with another parameter of the same function).
+    result of an operation with a tensor on that device, ("with", sym): the result of an
+    operation with another parameter of the same function, or "operand": the result of an
+    operation it took part in, where it is a tensor).
     ``real`` is set once a guard proved it is not a capture tensor."""
 
     param: int

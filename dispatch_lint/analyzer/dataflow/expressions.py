@@ -397,7 +397,16 @@ class Expressions:
                 and a != b and not _has_pairing(a) and not _has_pairing(b)):
             # two parameters: the caller's arguments decide whether the operation works
             return self.project_sym(a, a_trace, ("with", b))
+        if isinstance(a, Sym) and isinstance(b, Sym) and a != b:
+            # not paired (pairs of pairs would never end): a tensor made from either, but
+            # neither one alone when it is no tensor (`lr * grad` is no `lr`)
+            return self.operand(a, a_trace).join(self.operand(b, b_trace))
         return Value.of(a, a_trace).join(Value.of(b, b_trace))
+
+    def operand(self, atom: Sym, trace: Trace | None) -> Value:
+        """``atom`` as the result of an operation it took part in (see summaries.project)."""
+        return Value.of(atom, trace) if atom.proj[-1:] == ("operand",) else self.project_sym(
+            atom, trace, "operand")
 
     def read_arguments(self, args: Sequence[Value], node: cst.CSTNode,
                        detail: str = "format") -> None:
