@@ -22,6 +22,7 @@ from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
     AMBIENT,
     EMPTY,
+    ONLY_CAPTURE,
     UNKNOWN,
     Box,
     Closure,
@@ -41,6 +42,7 @@ from dispatch_lint.analyzer.values import (
     Value,
     certainly_traced,
     join_all,
+    narrow_capture,
     narrow_not_capture,
     replace_fields,
     site_owners,
@@ -437,6 +439,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
                         and a.kind != "real" else run.project_sym(a, t, proj)
                         if isinstance(a, Sym) else Value.of(UNKNOWN)
                         for a, t in value.items()) or Value.of(UNKNOWN)
+    if proj == ONLY_CAPTURE:  # a branch a capture test took
+        return narrow_capture(value) or Value.of(UNKNOWN)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
         return run.only_autodiff(value, proj[1] == "autodiff")
     if isinstance(proj, tuple) and proj[0] == "with":

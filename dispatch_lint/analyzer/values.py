@@ -16,7 +16,12 @@ from typing import Any, TypeVar, Union
 
 import libcst as cst
 
-from dispatch_lint.analyzer.bounds import MAX_NESTED_SIZE, MAX_NESTING, MAX_REWRAPS
+from dispatch_lint.analyzer.bounds import (
+    MAX_NESTED_SIZE,
+    MAX_NESTING,
+    MAX_PROJECTION,
+    MAX_REWRAPS,
+)
 from dispatch_lint.analyzer.frozen import frozen
 
 _T = TypeVar("_T")
@@ -25,6 +30,7 @@ __all__ = [
     "AMBIENT",
     "Accessor",
     "EMPTY",
+    "ONLY_CAPTURE",
     "UNKNOWN",
     "Atom",
     "Box",
@@ -830,13 +836,26 @@ def narrow_not_capture(value: Value) -> Value:
     return Value(out)
 
 
+#: the projection of a parameter a guard proved a capture tensor or device (see
+#: narrow_capture): at a call, only the argument's capture part takes the guarded path
+ONLY_CAPTURE = ("only", "capture")
+
+
 def narrow_capture(value: Value) -> Value:
-    """``value`` where a guard proved it is a capture tensor."""
-    return value.filter(
-        lambda a: (isinstance(a, Ten) and a.dev.is_capture) or (isinstance(a, Dev) and
-                                                               a.is_capture)
-        or (isinstance(a, Sym) and not a.real)
-    )
+    """``value`` where a guard proved it is a capture tensor (a parameter: as its argument
+    will be, where the projection fits the bound; beyond it, what the caller passes)."""
+    out: dict[object, Trace | None] = {}
+    for atom, trace in value.items():
+        if isinstance(atom, Sym):
+            if atom.real:
+                continue
+            if atom.proj[-1:] != (ONLY_CAPTURE,) and len(atom.proj) < MAX_PROJECTION - 1:
+                atom = Sym(atom.param, (*atom.proj, ONLY_CAPTURE), False, atom.owner)
+        elif not ((isinstance(atom, Ten) and atom.dev.is_capture)
+                  or (isinstance(atom, Dev) and atom.is_capture)):
+            continue
+        out[atom] = trace
+    return Value(out)
 
 
 def replace_fields(value: Value, names: tuple[str, ...], values: tuple[Value, ...]) -> Value:
