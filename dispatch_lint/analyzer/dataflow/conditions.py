@@ -178,6 +178,7 @@ class Conditions:
                     narrowing = narrow_capture if dataless else narrow_not_capture
                     state.env[name] = narrowing(value)
                     if isinstance(subject, cst.Attribute):
+                        self.narrow_owners(subject, narrowing, state)
                         self.narrow_field(subject, state.env[name], state)
                     elif name in self.field_aliases:
                         self.narrow_alias(self.field_aliases[name], value, narrowing, state)
@@ -213,6 +214,23 @@ class Conditions:
             atom = next(iter(objects)) if len(objects) == 1 else None
         if isinstance(atom, Inst):
             self.write_slot(("attr", atom, subject.attr.value), narrowed, state)
+
+    def narrow_owners(self, subject: cst.Attribute, narrowing: Callable[[Value], Value],
+                      state: State) -> None:
+        """``if batch.features.is_capture: continue`` where ``batch`` is one of several
+        objects: on each branch, a local name keeps the objects whose field may pass the
+        test as it went (the training batches, not the export one, after the ``continue``)."""
+        holder = dotted_name(subject.value)
+        if holder is None or "." in holder or holder not in state.env:
+            return
+        owner = state.env[holder]
+        if len(owner) < 2 or not all(isinstance(a, Inst) and self.program.find_method(
+                a.cls, subject.attr.value) is None for a in owner):
+            return  # a field of one object is narrowed itself (narrow_field)
+        kept = {atom: trace for atom, trace in owner.items()
+                if narrowing(self.attribute(Value.of(atom), subject.attr.value, subject))}
+        if kept:
+            state.env[holder] = Value(kept)
 
     def narrow_alias(self, field: cst.Attribute | cst.Subscript, value: Value,
                      narrowing: Callable[[Value], Value], state: State) -> None:
@@ -383,6 +401,8 @@ class Conditions:
                 or not items and string_key(test.value) is not None else None)
             if subject is not None:
                 return subject, True, CAPTURE_TEST
+        if isinstance(test, cst.Attribute) and _is_narrowable(test.value):
+            return self.property_guard(test, state)
         if isinstance(test, cst.Call):
             if test.args and (_is_narrowable(test.args[0].value) or (
                     items and _is_item_of_name(test.args[0].value)) or (
@@ -434,6 +454,27 @@ class Conditions:
         if subject is None or not _is_narrowable(subject):
             return None
         return subject, polarity, family
+
+    def property_guard(self, test: cst.Attribute, state: State
+                       ) -> tuple[cst.BaseExpression, bool, str] | None:
+        """``if batch.exportable:`` where the property returns ``self.features.is_capture``
+        (or another guard of its receiver): the receiver's field it tests, as
+        :meth:`helper_guard` gives for a call."""
+        owner = self.eval_quiet(test.value, state)
+        if not owner or not all(isinstance(a, Inst) for a in owner):
+            return None
+        getters = [self.program.find_method(a.cls, test.attr.value) for a in owner]
+        getter = getters[0]
+        if getter is None or getter.kind != "property" or any(g is not getter for g in getters):
+            return None
+        guard = self.program.summary(getter, None).guard
+        if guard is None or guard[0] != 0 or guard[1].startswith("["):
+            return None  # a guard of something else than the receiver (or of its items)
+        _, field_name, polarity, family = guard
+        subject: cst.BaseExpression = test.value
+        if field_name:
+            subject = cst.Attribute(value=subject, attr=cst.Name(field_name))
+        return (subject, polarity, family) if _is_narrowable(subject) else None
 
     def callee_summaries(self, call: cst.Call, state: State, evaluated: bool = False
                          ) -> list[tuple[FuncInfo, Summary]]:
