@@ -254,7 +254,7 @@ class Substitution:
             return Value.of(self.resite(atom), trace)
         if isinstance(atom, Inst) and atom.site is not None and atom.site.owner == self.made_by \
                 and not self.program.is_stored(atom):
-            site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
+            site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner, self.run.iteration))
             sites = self.program.instance_sites.setdefault(atom.cls, set())
             if site in sites or len(sites) < MAX_INSTANCE_SITES:
                 sites.add(site)
@@ -267,7 +267,7 @@ class Substitution:
             # a container the callee made and filled with its parameters: one per call, also
             # one kept in a field (each instance a factory builds has its own list); the
             # fields of the instances it made point at it (see per_call)
-            site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner))
+            site = self.program.bounded(atom.site.called_from(id(self.node), self.run.site_owner, self.run.iteration))
             keys = self.program.literal_keys.get(atom.site)
             if keys:  # the keys its literal was written with, as the callee's
                 self.program.literal_keys.setdefault(site, set()).update(keys)
@@ -313,7 +313,7 @@ class Substitution:
                 return Dev(atom.kind, self.resite(atom.inner), atom.site)  # type: ignore[arg-type]
             if atom.site is not None and atom.site.owner == self.made_by:
                 return Dev(atom.kind, None, self.program.bounded(
-                    atom.site.called_from(id(self.node), self.run.site_owner)))
+                    atom.site.called_from(id(self.node), self.run.site_owner, self.run.iteration)))
         return atom
 
     def symbol(self, atom: Sym, trace: Trace | None) -> Value:

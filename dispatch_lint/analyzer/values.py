@@ -106,9 +106,11 @@ class Site:
     owner: object  # key of the function whose execution made it
     context: tuple[int, ...] = ()
 
-    def called_from(self, call: int, owner: object) -> Site:
-        """This site as seen from a caller: made inside the call at ``call``."""
-        context = (call, *self.context)[:3]
+    def called_from(self, call: int, owner: object, iteration: tuple[int, ...] = ()
+                    ) -> Site:
+        """This site as seen from a caller: made inside the call at ``call``, in that item
+        of each unrolled loop around it (a call in each item makes objects of its own)."""
+        context = (call, *(-1 - i for i in iteration), *self.context)[:3 + len(iteration)]
         return Site(self.file, self.node, owner, context)
 
 
