@@ -70,6 +70,12 @@ class Containers:
         for atom in obj:
             if isinstance(atom, Box) and key is None and grows:
                 self.program.grow(atom)
+                # how many it holds is not known any more on this path (a callee's append,
+                # replayed here), nor on any path of its maker when another run added to it
+                # (a closure's, a method's on a field holding it)
+                self.note_length(atom, None)
+                if atom.site.owner != self.site_owner:
+                    self.program.write(("grown_elsewhere", atom.site), Value.of(Const(True)))
                 if self.path is not None and self.path.view:
                     for start in range(MAX_UNROLLED + 1):  # appended to its tail too
                         held = self.path.view.get(("tail", atom, start))
@@ -554,7 +560,10 @@ class Containers:
         if isinstance(atom, Tup):
             items = atom.items
         elif isinstance(atom, Box):
-            length = self.program.known_length(atom)
+            # this path's own count first: appended to since its literal, it still knows it
+            length = self.path_length(atom)
+            if length is None:
+                length = self.program.known_length(atom)
             if length is None or length > MAX_UNROLLED:
                 return None
             items = tuple(self.box_content(atom, i) for i in range(length))
@@ -727,16 +736,12 @@ class Containers:
         if name in CONTAINER_MUTATORS:
             if name in ("insert", "appendleft"):
                 self.program.shift_indices(box)
-            length = self.path_length(box) if name == "append" else None
+            length = self.path_length(box) if name in ("append", "extend") else None
             added = self.added_by(name, args, node)
             self.store_item(target, None, added)
             self.note_length(box, None)
-            if length is not None and self.program.write_key(box.site, length,
-                                                             self.box_part(box, added)):
-                # this path knows how long its own list is: the item has its index (a list
-                # made again at the same place, in a loop, may have held another there)
-                self.add_to_view(("bk", box, length), added)
-                self.note_length(box, length + 1)
+            if length is not None:
+                self.append_items(box, length, name, args, node, added)
             return Value.of(Const(None))
         if name in _REORDERING or name in ("pop", "popleft", "clear"):
             self.note_length(box, None)
@@ -773,6 +778,25 @@ class Containers:
             made = self.program.apply(info, self, None, (), {}, node, closure, sent=args[0])
             return self.elements(made)  # the next value it yields
         return Value.of(UNKNOWN)
+
+    def append_items(self, box: Box, length: int, name: str, args: tuple[Value, ...],
+                     node: cst.CSTNode, added: Value) -> None:
+        """``lst.append(x)``, ``lst.extend(items)`` (``lst += items``) on a list this path
+        knows the length of: each item added has its index, when ``items`` has known items
+        (a list made again at the same place, in a loop, may have held others there)."""
+        if name == "append":
+            items: Sequence[Value] | None = (added,)
+        else:
+            known = self.known_items(args[0]) if args else None
+            step = self.step(node, "added to a container: `{code}`")
+            items = None if known is None else [item.map_traces(step) for item in known]
+        if items is None:
+            return
+        for index, item in enumerate(items, length):
+            if not self.program.write_key(box.site, index, self.box_part(box, item)):
+                return
+            self.add_to_view(("bk", box, index), item)
+        self.note_length(box, length + len(items))
 
     def moved_in_place(self, box: Box, name: str, args: tuple[Value, ...], node: cst.Call
                        ) -> Value | None:
@@ -821,7 +845,8 @@ class Containers:
         """How many items the list ``box``, made by this run, holds on this path, when every
         way here made it with a known length and only appended to it since (an unrolled loop
         of ``append`` calls); else None."""
-        if self.path is None or box.kind != "list" or box.site.owner != self.site_owner:
+        if self.path is None or box.kind != "list" or box.site.owner != self.site_owner or \
+                self.program.read(("grown_elsewhere", box.site)):
             return None
         known = self.path.view.get(("len", box))
         if known is None or not known[1] or len(known[0]) != 1:

@@ -39,6 +39,11 @@ from dispatch_lint.analyzer.values import (
 )
 
 
+#: The augmented assignments that change a container in place, by the container's kind:
+#: the method they are (`xs += ys` is `xs.extend(ys)`).
+_IN_PLACE = {"+=": (("list", "extend"),), "|=": (("dict", "update"), ("set", "update"))}
+
+
 class LoopFrame:
     __slots__ = ("breaks", "continues")
 
@@ -101,7 +106,25 @@ class Statements:
         left = self.eval(stmt.target, state)
         right = self.eval(stmt.value, state)
         op = operator_symbol(stmt.operator)
-        self.assign(stmt.target, self.binop(left, right, stmt, op), state, stmt)
+        # a list's `+=` extends it in place, a dict's or set's `|=` updates it: every alias
+        # of the container sees the items (Python's `__iadd__`, `__ior__`); the name keeps it
+        result, rest = EMPTY, left
+        for kind, method in _IN_PLACE.get(op, ()):
+            mutated = left.filter(lambda a, kind=kind: isinstance(a, Box) and a.kind == kind)
+            if mutated:
+                self.call_attribute(mutated, method, (right,), {}, stmt)
+                result = result.join(mutated)
+                rest = rest.filter(lambda a, kind=kind: not (
+                    isinstance(a, Box) and a.kind == kind))
+        if op in _IN_PLACE and any(isinstance(a, (Box, Tup)) for a in right):
+            # a parameter grown by a container is the caller's container: replayed at calls
+            method = _IN_PLACE[op][0][1]
+            for atom, trace in rest.items():
+                if isinstance(atom, Sym):
+                    self.box_method_on_param(atom, trace, method, (right,), {}, stmt)
+        if rest or not result:
+            result = result.join(self.binop(rest, right, stmt, op))
+        self.assign(stmt.target, result, state, stmt)
         return state
 
     def stmt_Return(self, stmt: cst.Return, state: State) -> None:
