@@ -26,6 +26,7 @@ from dispatch_lint.analyzer.values import (
     UNKNOWN,
     Box,
     Closure,
+    Const,
     Dev,
     Inst,
     Partial,
@@ -91,6 +92,8 @@ class Caller(Protocol):
 
     def as_device(self, value: Value, node: cst.CSTNode, place: Place | None = None
                   ) -> Value: ...
+
+    def make_device(self, kind: str, node: cst.CSTNode, place: Place | None = None) -> Dev: ...
 
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value: ...
 
@@ -501,7 +504,13 @@ def convert(run: Caller, value: Value, kind: str, place: Place, node: cst.CSTNod
             continue
         if kind == "autodiff" and not isinstance(atom, (Dev, Str)):
             continue
-        for dev, dev_trace in run.as_device(Value.of(atom, trace), node, place).items():
+        if atom == Const(None) and place.none is not None:
+            # left to the callee's default: the device it makes when none is given (born
+            # there: where the None came from says nothing of it)
+            devices = Value.of(run.make_device(place.none, node, place))
+        else:
+            devices = run.as_device(Value.of(atom, trace), node, place)
+        for dev, dev_trace in devices.items():
             if not isinstance(dev, Dev):
                 continue
             if kind == "tensor":

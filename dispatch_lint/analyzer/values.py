@@ -203,6 +203,9 @@ class Place:
     anchor: cst.CSTNode | None = field(default=None, compare=False, repr=False)
     #: the function it is in
     owner: object = field(default=None, compare=False, repr=False)
+    #: the kind of device a caller's ``None`` stands for here (a creator's default: "numpy",
+    #: a fresh "capture" for a placeholder, as when the argument is left out); None: no device
+    none: str | None = None
 
     def step(self, template: str | None = None) -> Step:
         return Step(self.file, self.node, template or self.template, self.anchor)

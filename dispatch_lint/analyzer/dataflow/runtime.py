@@ -175,9 +175,10 @@ class RuntimeCalls:
                 out = out.join(self.project_sym(atom, trace, proj))
         return out or Value.of(UNKNOWN)
 
-    def place(self, node: cst.CSTNode, template: str = "") -> Place:
-        """``node`` of this run, for a conversion a caller's value goes through here."""
-        return Place(self.file, node, template, self.anchor, self.owner)
+    def place(self, node: cst.CSTNode, template: str = "", none: str | None = None) -> Place:
+        """``node`` of this run, for a conversion a caller's value goes through here
+        (``none``: the kind of device the caller's ``None`` stands for, see :class:`Place`)."""
+        return Place(self.file, node, template, self.anchor, self.owner, none)
 
     def make_device(self, kind: str, node: cst.CSTNode, place: Place | None = None) -> Dev:
         """A device of ``kind`` made at ``node`` (or, converting a caller's value, at a
@@ -233,8 +234,8 @@ class RuntimeCalls:
         if device_arg is None and len(args) > position:
             device_arg = args[position]
         # No device (or device=None): NumPy(), or a fresh Capture() for a placeholder.
-        default = Value.of(self.make_device("capture" if name == "placeholder" else "numpy",
-                                            node))
+        none = "capture" if name == "placeholder" else "numpy"
+        default = Value.of(self.make_device(none, node))
         if device_arg is None or all(a == NONE for a in device_arg):
             devices = default
         else:
@@ -251,8 +252,10 @@ class RuntimeCalls:
                               "created inside `guards.training()`: `{code}`")
                 out = out.join(Value.of(Ten(dev), trace.then(birth) if trace else Trace(birth)))
             elif isinstance(dev, Sym):
+                # the caller's None (passed on from its own parameter's default, however
+                # many levels) is this creator's default device
                 out = out.join(self.project_sym(dev, trace, ("tensor", self.place(
-                    node, "born from `{code}`"))))
+                    node, "born from `{code}`", none))))
         return out or Value.of(UNKNOWN)
 
     def read_program_inputs(self, inputs: Value | None, node: cst.CSTNode) -> None:
@@ -276,7 +279,7 @@ class RuntimeCalls:
             elif isinstance(dev, Sym):
                 # a device the caller gives: real tensors on it, made here
                 out = out.join(narrow_not_capture(self.project_sym(dev, trace, (
-                    "tensor", self.place(node, "real result of `{code}`")))))
+                    "tensor", self.place(node, "real result of `{code}`", "numpy")))))
         return out or Value.of(Ten(Dev("real")), Trace(step))
 
 
