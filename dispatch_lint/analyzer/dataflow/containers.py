@@ -87,7 +87,10 @@ class Containers:
                 # or its own after the literal made it) is seen after that, on this path
                 # (see views.py): an update() after a read does not reach the read
                 own = atom.site.owner == self.site_owner
-                self.add_to_view(("b", atom), self.box_part(atom, value) if own else value)
+                part = self.box_part(atom, value) if own else value
+                self.add_to_view(("b", atom), part)
+                if atom.kind == "dict":
+                    self.note_keyed_write(atom, key, part)
                 if key is not None:
                     self.write_slot(("bk", atom, key), value)
                     if own:
@@ -96,8 +99,9 @@ class Containers:
                 if own:
                     self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Box):
-                self.program.write(("b", atom.site), self.box_part(atom, value))
-                if key is not None and self.write_item(atom, key, value):
+                keyed = key is not None and self.write_item(atom, key, value)
+                self.program.write(("b", atom.site), self.box_part(atom, value), keyed=keyed)
+                if keyed:
                     self.keep_effect(Value.of(atom), ("item", key), value)
                 self.keep_effect(Value.of(atom), "elem", value)
             elif isinstance(atom, Sym):
@@ -112,6 +116,52 @@ class Containers:
             elif isinstance(atom, Inst):
                 self.call_method(atom, "__setitem__", (Value.of(UNKNOWN), value), {}, None,
                                  Value.of(atom))
+
+    def note_keyed_write(self, box: Box, key: object, value: Value) -> None:
+        """This path put ``value`` into the dict ``box`` under the constant ``key`` (None:
+        under a key it does not know), kept apart (see :meth:`dict_values`): what a later
+        write under the same key replaces is no longer among the dict's values."""
+        if key is None:
+            self.add_to_view(("bu", box), value)
+        else:
+            self.add_to_view(("bkw", box), value)
+            self.add_to_view(("bkeys", box), Value.of(Const(key)))
+
+    def dict_values(self, box: Box, key: object, shared: Value | None, seen: Value,
+                    record: bool) -> Value:
+        """What the dict ``box`` holds under any key (``key`` None), or under a constant
+        ``key`` no write named, ``seen`` its shared slot here (the heap's, ``shared``, with
+        what this path added). Any key: when this path wrote under constant keys, what it
+        holds under no constant key joined with what each key holds now, so that a value a
+        later write under its key replaced is gone (`d[k] = program.run(...)` after
+        `d[k] = traced`); a key no write named: only what it holds under no constant key
+        (never what another key holds). Only when every part of ``seen`` is accounted for:
+        what the heap keeps under no constant key or under its keys, what the path added
+        under none or under a key; else ``seen``."""
+        written = self.slot_value(("bkw", box), None, record=record) or EMPTY
+        if key is None and not written or self.program.read(("shifted", box.site)):
+            return seen
+        program = self.program
+        heap_keys = program.keys_at.get(box.site, ())
+        rest = program.read(("bu", box.site)) or EMPTY
+        if shared is not None and not all(
+                a in rest or any(a in (program.heap.get(("bk", box.site, k)) or EMPTY)
+                                 for k in heap_keys) for a in shared):
+            return seen  # the heap's shared slot holds what no part of it says
+        added = self.slot_value(("bu", box), None, record=record) or EMPTY
+        if not all(a in rest or a in added or a in written or (shared is not None and a in shared)
+                   for a in seen):
+            return seen  # another write reached it (a callee's): keep it all
+        if key is not None:
+            return rest.join(added)
+        keys = set(heap_keys)
+        for atom in self.slot_value(("bkeys", box), None, record=record) or EMPTY:
+            keys.add(atom.value)
+        out = rest.join(added)
+        for k in sorted(keys, key=repr):
+            out = out.join(self.slot_value(("bk", box, k), program.read(("bk", box.site, k)),
+                                           record=record) or EMPTY)
+        return out
 
     def box_content(self, box: Box, key: object) -> Value:
         """What ``box[key]`` (any item: None) may hold, as this run sees it: a container
@@ -138,8 +188,10 @@ class Containers:
         if content is None and isinstance(key, int):
             content = self.tail_of(box, key)
         if content is None:
-            content = self.slot_value(("b", box), program.read(("b", box.site)),
-                                      record=foreign) or EMPTY
+            shared = program.read(("b", box.site))
+            content = self.slot_value(("b", box), shared, record=foreign) or EMPTY
+            if box.kind == "dict" and (key is None or isinstance(key, str)):
+                content = self.dict_values(box, key, shared, content, foreign)
             if key is not None and program.past_precise_slots(box.site):
                 # a key past the bound: what the shared slot holds, but never a capture
                 # tensor that another key may hold (unknown, not capture)
@@ -286,6 +338,8 @@ class Containers:
                 continue
             own = atom.site.owner == self.site_owner
             self.add_to_view(("b", atom), self.box_part(atom, value) if own else value)
+            if atom.kind == "dict":  # under names this run does not know
+                self.note_keyed_write(atom, None, self.box_part(atom, value) if own else value)
             for name in names:
                 self.write_slot(("bk", atom, name), value)
                 if own:
@@ -416,45 +470,56 @@ class Containers:
         """A container made at ``node`` holding each value under its constant key or index
         (None: under none, as a starred item; the container then has no known length)."""
         box = self.new_box(kind, node)
-        content = EMPTY
+        content = unkeyed = EMPTY
         self.note_length(box, None if any(key is None for key, _ in keyed) else len(keyed))
         for key, value in keyed:
             if key is None:
                 self.program.grow(box)
+                unkeyed = unkeyed.join(value)
             elif self.write_item(box, key, value):
                 self.keep_effect(Value.of(box), ("item", key), value)
+            else:
+                unkeyed = unkeyed.join(value)
             content = content.join(value)
-        self.program.write(("b", box.site), self.box_part(box, content))
+        self.write_content(box, content, unkeyed)
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
+    def write_content(self, box: Box, content: Value, unkeyed: Value) -> None:
+        """The container ``box`` is made holding ``content``, ``unkeyed`` of it under no
+        constant key (the rest is in its keys' precise slots)."""
+        self.program.write(("b", box.site), self.box_part(box, content), keyed=True)
+        self.program.write(("b", box.site), self.box_part(box, unkeyed))
+
     def expr_Dict(self, node: cst.Dict, state: State) -> Value:
         box = self.new_box("dict", node)
-        content = EMPTY
+        content = unkeyed = EMPTY
         for element in node.elements:
             if isinstance(element, cst.DictElement):
                 self.eval(element.key, state)
                 value = self.eval(element.value, state)
                 key = element.key.evaluated_value if isinstance(
                     element.key, cst.SimpleString) else None
-                if isinstance(key, str):
-                    self.write_literal_item(box, key, value)
-                else:
+                if not (isinstance(key, str) and self.write_literal_item(box, key, value)):
                     self.program.grow(box)
+                    unkeyed = unkeyed.join(value)
             else:
                 value = self.contents(self.eval(element.value, state))
                 self.program.grow(box)
+                unkeyed = unkeyed.join(value)
             content = content.join(value)
-        self.program.write(("b", box.site), self.box_part(box, content))
+        self.write_content(box, content, unkeyed)
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
-    def write_literal_item(self, box: Box, key: str, value: Value) -> None:
+    def write_literal_item(self, box: Box, key: str, value: Value) -> bool:
         """The dict ``box`` is made holding ``value`` under ``key`` (a literal's entry): it
-        certainly holds the key."""
-        if self.write_item(box, key, value):
-            self.keep_effect(Value.of(box), ("item", key), value)
-            self.program.literal_keys.setdefault(box.site, set()).add(key)
+        certainly holds the key. False when the key has no precise slot (see write_item)."""
+        if not self.write_item(box, key, value):
+            return False
+        self.keep_effect(Value.of(box), ("item", key), value)
+        self.program.literal_keys.setdefault(box.site, set()).add(key)
+        return True
 
     def comprehension(self, node: cst.CSTNode, for_in: cst.CompFor, state: State) -> State:
         inner = state.copy()
@@ -606,13 +671,14 @@ class Containers:
         if len(set(keys)) != len(keys):
             return None
         box = self.new_box("dict", node)
-        content = EMPTY
+        content = unkeyed = EMPTY
         for index, (key, inner) in enumerate(zip(keys, kept)):
             with self.in_item(index):
                 value = self.eval(node.value, inner)
-            self.write_literal_item(box, key, value)
+            if not self.write_literal_item(box, key, value):
+                unkeyed = unkeyed.join(value)
             content = content.join(value)
-        self.program.write(("b", box.site), self.box_part(box, content))
+        self.write_content(box, content, unkeyed)
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 

@@ -404,11 +404,20 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                     pending.append(used)
         return [k for k in self.units if k in seen]
 
-    def write(self, key: tuple[object, ...], value: Value) -> None:
+    def write(self, key: tuple[object, ...], value: Value, keyed: bool = False) -> None:
+        """Join ``value`` into the heap slot ``key``. A container's shared slot ``("b",
+        site)`` keeps what it got under no constant key apart too (``("bu", site)``), unless
+        ``keyed``: each part is also in its key's precise slot (a literal's entries), so that
+        what a later write under that key replaces can be told apart."""
         if self.traced:
             value = self.heap_value(key, value)
         if not value:
             return
+        self._join_into(key, value)
+        if key[0] == "b" and not keyed:
+            self._join_into(("bu", key[1]), value)
+
+    def _join_into(self, key: tuple[object, ...], value: Value) -> None:
         old = self.heap.get(key)
         new = value if old is None else old.join(value)
         if old is None or new != old:
