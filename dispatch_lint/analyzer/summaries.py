@@ -56,6 +56,8 @@ class Analysis(Protocol):
     instance_sites: dict[object, set[Site]]
     literal_keys: dict[Site, set[str]]
 
+    def note_key_order(self, site: Site, order: tuple[str, ...] | None) -> None: ...
+
     def bounded(self, site: Site) -> Site: ...
 
     def copy_fields(self, made: Inst, copy: Inst,
@@ -274,6 +276,8 @@ class Substitution:
             keys = self.program.literal_keys.get(atom.site)
             if keys:  # the keys its literal was written with, as the callee's
                 self.program.literal_keys.setdefault(site, set()).update(keys)
+            if atom.site in self.program.key_orders:  # and in the order it wrote them
+                self.program.note_key_order(site, self.program.key_orders[atom.site])
             return Value.of(Box(atom.kind, site), trace)
         return Value.of(atom, trace)
 

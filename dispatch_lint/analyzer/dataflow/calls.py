@@ -517,7 +517,7 @@ class CallModel:
                 grows = len(made) != len(target) or any(
                     self.read(("grown", a.site)) for a in made)
                 run.store_item(new_target, None, new_value, grows=grows)
-                self._fill_made(run, subst, made, ("b",), new_value)
+                self._fill_made(run, subst, made, ("b",), new_value, keyed=not grows)
             subst.heap_changed()
         constructor = info.name in CONSTRUCTORS
         literals = _integer_arguments(info, node) if any(
@@ -556,13 +556,16 @@ class CallModel:
         return _entered_from(run, info.key, ret, entered, returned)
 
     def _fill_made(self, run: FunctionRun, subst: Substitution, made: list[Box],
-                   slot: tuple[object, ...], value: Value) -> None:
+                   slot: tuple[object, ...], value: Value, keyed: bool = False) -> None:
         """This call's own copies of containers the callee made hold ``value`` (in ``slot``:
         ("b",) or ("bk", key)) from where the program starts, as the callee's did: a run that
-        does not start from this path (a method a trace or a callback runs) sees them."""
+        does not start from this path (a method a trace or a callback runs) sees them
+        (``keyed``: what the callee's held under its constant keys, joined)."""
         for box in made:
             for copy in subst.atom(box, None):
-                if isinstance(copy, Box):
+                if isinstance(copy, Box) and keyed and slot == ("b",):
+                    self.write(("b", copy.site), run.concrete_part(value), keyed=True)
+                elif isinstance(copy, Box):
                     run.write_initial((slot[0], copy, *slot[1:]), value)
 
     def _context(self, info: FuncInfo, bound: dict[int, Value],

@@ -90,7 +90,7 @@ class Containers:
                 part = self.box_part(atom, value) if own else value
                 self.add_to_view(("b", atom), part)
                 if atom.kind == "dict":
-                    self.note_keyed_write(atom, key, part)
+                    self.note_keyed_write(atom, key, part, grows)
                 if key is not None:
                     self.write_slot(("bk", atom, key), value)
                     if own:
@@ -117,14 +117,17 @@ class Containers:
                 self.call_method(atom, "__setitem__", (Value.of(UNKNOWN), value), {}, None,
                                  Value.of(atom))
 
-    def note_keyed_write(self, box: Box, key: object, value: Value) -> None:
+    def note_keyed_write(self, box: Box, key: object, value: Value, grows: bool = True
+                         ) -> None:
         """This path put ``value`` into the dict ``box`` under the constant ``key`` (None:
-        under a key it does not know), kept apart (see :meth:`dict_values`): what a later
-        write under the same key replaces is no longer among the dict's values."""
-        if key is None:
+        under a key it does not know; unless not ``grows``: what the keys it knows hold,
+        joined), kept apart (see :meth:`dict_values`): what a later write under the same
+        key replaces is no longer among the dict's values."""
+        if key is None and grows:
             self.add_to_view(("bu", box), value)
-        else:
-            self.add_to_view(("bkw", box), value)
+            return
+        self.add_to_view(("bkw", box), value)
+        if key is not None:
             self.add_to_view(("bkeys", box), Value.of(Const(key)))
 
     def dict_values(self, box: Box, key: object, shared: Value | None, seen: Value,
@@ -483,6 +486,8 @@ class Containers:
             content = content.join(value)
         self.write_content(box, content, unkeyed)
         self.keep_effect(Value.of(box), "elem", content)
+        if kind == "dict":  # in what order is not said (several makers may share the site)
+            self.program.note_key_order(box.site, None)
         return Value.of(box)
 
     def write_content(self, box: Box, content: Value, unkeyed: Value) -> None:
@@ -494,21 +499,29 @@ class Containers:
     def expr_Dict(self, node: cst.Dict, state: State) -> Value:
         box = self.new_box("dict", node)
         content = unkeyed = EMPTY
+        order: list[str] | None = []
         for element in node.elements:
             if isinstance(element, cst.DictElement):
                 self.eval(element.key, state)
                 value = self.eval(element.value, state)
                 key = element.key.evaluated_value if isinstance(
                     element.key, cst.SimpleString) else None
-                if not (isinstance(key, str) and self.write_literal_item(box, key, value)):
+                if isinstance(key, str) and self.write_literal_item(box, key, value):
+                    if order is not None:
+                        order.append(key)
+                else:
                     self.program.grow(box)
                     unkeyed = unkeyed.join(value)
+                    order = None
             else:
                 value = self.contents(self.eval(element.value, state))
                 self.program.grow(box)
                 unkeyed = unkeyed.join(value)
+                order = None
             content = content.join(value)
         self.write_content(box, content, unkeyed)
+        if order:  # iterating it gives its keys in the order they were first written
+            self.program.note_key_order(box.site, tuple(dict.fromkeys(order)))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
@@ -610,6 +623,33 @@ class Containers:
                 atom, Const) and type(atom.value) is int and atom.value >= 0:
             self.path.view[("len", box)] = (count, True)
 
+    def dict_keys_in_order(self, value: Value) -> list[Value] | None:
+        """``list(d)`` of one dict whose keys and their order are known (see
+        :meth:`Program.key_order`): each key in the order iterating it gives."""
+        if len(value) != 1 or not isinstance(box := next(iter(value)), Box) or box.kind != "dict":
+            return None
+        order = self.program.key_order(box)
+        return None if order is None else [Value.of(Str(k)) for k in order]
+
+    def update_pairs(self, value: Value) -> list[tuple[str, Value]] | None:
+        """The ``(key, value)`` pairs ``d.update(value)`` (or ``dict(value)``) takes from an
+        iterable of pairs whose items and keys are all known (``zip(names, outputs)``, a list
+        of tuples, ``other.items()``), in order; else None (which keys it sets is not known:
+        it only adds)."""
+        pairs = self.known_items(value)
+        if pairs is None:
+            return None
+        out = []
+        for pair in pairs:
+            held = next(iter(pair)) if len(pair) == 1 else None
+            if not (isinstance(held, Tup) and len(held.items) == 2):
+                return None
+            key = self.constant_key(held.items[0])
+            if not isinstance(key, str):
+                return None
+            out.append((key, held.items[1]))
+        return out
+
     def known_items(self, value: Value) -> tuple[Value, ...] | None:
         """The items of ``value`` in order when it is one tuple, or one list of known length,
         of at most :data:`MAX_UNROLLED` items."""
@@ -679,6 +719,7 @@ class Containers:
                 unkeyed = unkeyed.join(value)
             content = content.join(value)
         self.write_content(box, content, unkeyed)
+        self.program.note_key_order(box.site, tuple(keys))  # made in the items' order
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
 
@@ -781,6 +822,11 @@ class Containers:
         if name == "update":
             for arg in args:
                 items = self.keyword_items(arg)
+                pairs = None if items else self.update_pairs(arg)
+                if pairs is not None:  # each pair replaces what its key held, in order
+                    for item_key, value in pairs:
+                        self.store_item(target, item_key, value.map_traces(step))
+                    continue
                 for item_key, value in items.items():
                     self.store_item(target, item_key, value.map_traces(step))
                 if not items:

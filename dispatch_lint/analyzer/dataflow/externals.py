@@ -24,6 +24,7 @@ from dispatch_lint.analyzer.values import (
     Ref,
     Str,
     Sym,
+    Ten,
     Trace,
     Tup,
     Value,
@@ -102,6 +103,10 @@ class ExternalCalls:
                 return Value.of(UNKNOWN)
             if "key" in kwargs and args and name in ("max", "min", "sorted"):
                 self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
+            keys = self.dict_keys_in_order(args[0]) if args and name in ("list", "tuple") \
+                else None
+            if keys is not None:  # `list(d)`: its keys in order
+                return self.list_of(node, keys)
             if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
                 made = self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
                 items = self.known_items(args[0]) if name == "sorted" and args else None
@@ -125,9 +130,11 @@ class ExternalCalls:
                 if any(k is not None for k in known) and all(
                         k is not None or (len(a) == 1 and isinstance(next(iter(a)), Box)
                                           and next(iter(a)).kind == "list")
+                        or (a and all(isinstance(atom, Ten) for atom in a))
                         for k, a in zip(known, args)):
-                    # names zipped with a list of unknown length: each pair takes the list's
-                    # item at its index (`dict(zip(names, [head] + rest))`)
+                    # names zipped with a list of unknown length, or with what a program's
+                    # run gives (a tensor, or a tuple of them): each pair takes the item at
+                    # its index (`dict(zip(names, [head] + rest))`)
                     size = min(len(k) for k in known if k is not None)
                     return self.list_of(node, [Value.of(Tup(tuple(
                         k[i] if k is not None else self.item(a, i, node)

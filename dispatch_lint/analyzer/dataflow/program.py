@@ -194,6 +194,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.keys_at: dict[Site, set[object]] = {}
         #: the string keys each dict literal is written with (held until something is removed)
         self.literal_keys: dict[Site, set[str]] = {}
+        #: the order a dict's literal was written with its keys in (None: literals made at
+        #: one site disagree), see key_order
+        self.key_orders: dict[Site, tuple[str, ...] | None] = {}
         self.contexts: dict[int, set[tuple[object, ...]]] = {}
         #: the views each function was summarised for (see :meth:`bounded_view`)
         self.views: dict[int, set[ViewContext]] = {}
@@ -586,6 +589,24 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         and nothing was removed from it since (``del``, ``pop``, ``clear``)."""
         return key in self.literal_keys.get(box.site, ()) and not self.read(
             ("shifted", box.site))
+
+    def note_key_order(self, site: Site, order: tuple[str, ...] | None) -> None:
+        """The dict made at ``site`` was made with the keys ``order``, in that order."""
+        if site in self.key_orders and self.key_orders[site] != order:
+            order = None  # two literals (or calls) made it differently
+        if self.key_orders.get(site, ()) != order:
+            self.note_change(("keys", site))
+        self.key_orders[site] = order
+
+    def key_order(self, box: Box) -> tuple[str, ...] | None:
+        """The keys the dict ``box`` holds in the order iterating it gives them, when they
+        are its literal's (nothing added under another key, nothing removed: a key set
+        again keeps its place); else None."""
+        order = self.key_orders.get(box.site)
+        if not order or self.read(("shifted", box.site)):
+            return None
+        known = self.known_keys(box)
+        return order if known is not None and set(known) == set(order) else None
 
     def known_length(self, box: Box) -> int | None:
         """How many items the list ``box`` certainly holds, when every index up to it has
