@@ -39,7 +39,6 @@ from dispatch_lint.analyzer.values import (
     Trace,
     TracedFunction,
     Tup,
-    Unknown,
     Value,
     certainly_traced,
     join_all,
@@ -477,9 +476,9 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         # the caller's value where a test found it no tracer: none, if it certainly is one
         # (the path that tested it is not taken in this call)
         return EMPTY if certainly_traced(value) else run.untraced(value)
-    if proj == "operand":  # the result of an operation with it: a tensor, or not known
+    if proj == "operand":  # the result of an operation with it: no Python number alone
         return join_all(run.project_sym(a, t, proj) if isinstance(a, Sym) else Value.of(a, t)
-                        for a, t in value.items() if isinstance(a, (Ten, Sym, Unknown))
+                        for a, t in value.items() if not isinstance(a, (Const, Str))
                         ) or Value.of(UNKNOWN)
     if proj == "device":
         return run.attribute(value, "device", node)

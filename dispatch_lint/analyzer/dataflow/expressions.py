@@ -43,7 +43,7 @@ from dispatch_lint.frameworks import dispatch
 #: ``array``: only itself): after one, these keep the same (iterating a tracer, or what it
 #: holds, gives tracers of it).
 _TRACER_FILTERS = frozenset({"traced", "made", "array"})
-_TRACER_KEEPS = _TRACER_FILTERS | {"iter", "elem"}
+_TRACER_KEEPS = _TRACER_FILTERS | {"iter", "elem", "operand"}
 #: Strings one `a + b` of known strings gives at most (each side a may-set of strings).
 _MAX_CONCATENATIONS = 4
 #: The longest string a concatenation is followed to (device names, config keys are short).
