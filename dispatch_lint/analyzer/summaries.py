@@ -310,6 +310,28 @@ class Substitution:
             return names[0].text if isinstance(names[0], Str) else names[0]
         return UNKNOWN
 
+    def refutes(self, assumption: Value) -> bool:
+        """Whether what this call passes leaves nothing through the test that narrowed a
+        parameter to ``assumption`` on a path of the callee (``if is_capture(t):``,
+        ``if not dev.is_autodiff:``; see Conditions.assume): that path is not taken here."""
+        if not assumption or not all(isinstance(a, Sym) and a.owner == self.info.key
+                                     for a in assumption):
+            return False
+        for atom in assumption:
+            assert isinstance(atom, Sym)
+            last = atom.proj[-1] if atom.proj else None
+            if atom.real:  # found no capture tensor: refuted where the argument surely is one
+                arg = self.value(Value.of(Sym(atom.param, atom.proj, False, atom.owner)))
+                if not arg or narrow_not_capture(arg):
+                    return False
+            elif last == ONLY_CAPTURE or (isinstance(last, tuple) and last[0] == "only"):
+                arg = self.value(Value.of(Sym(atom.param, atom.proj[:-1], False, atom.owner)))
+                if not arg or not all(_certainly_fails(a, last) for a in arg):
+                    return False
+            else:
+                return False
+        return True
+
     def resite(self, atom: object) -> object:
         """Capture devices made inside the callee are new at every call."""
         if isinstance(atom, Ten):
@@ -402,6 +424,17 @@ class Substitution:
             value = narrow_not_capture(value)
         self.makers[atom] = None if supplied else maker
         return value
+
+
+def _certainly_fails(atom: object, test: tuple[object, ...]) -> bool:
+    """Whether a caller's ``atom`` certainly fails the test the projection ``test`` of a
+    narrowed parameter stands for (``("only", "capture" | "autodiff" | "plain")``)."""
+    devices = atom.dev if isinstance(atom, Ten) else atom
+    if not isinstance(devices, Dev):
+        return False  # a value not known (or no device at all) may pass
+    if test == ONLY_CAPTURE:
+        return not devices.is_capture
+    return devices.is_autodiff != (test[1] == "autodiff")
 
 
 def _get_or_default(run: Caller, value: Value, proj: tuple[object, ...], node: cst.CSTNode

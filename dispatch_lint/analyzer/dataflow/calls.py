@@ -456,6 +456,8 @@ class CallModel:
                 continue  # a sink before it on every path raises in this call
             assumes = assumed
             if event.assumes:
+                if any(subst.refutes(v) for v in event.assumes):
+                    continue  # a test on its path lets nothing the caller passes through
                 given = [subst.value(v) for v in event.assumes]
                 if any(certainly_traced(v) for v in given):
                     continue  # its path found a tracer no tracer: not taken in this call

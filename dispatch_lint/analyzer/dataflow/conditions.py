@@ -87,9 +87,11 @@ class Conditions:
         return true_state, false_state
 
     def assume(self, state: State, value: Value) -> None:
-        """The path of ``state`` found ``value`` no tracer: it is not taken if the value
-        certainly is one, here (:meth:`refuted`) or, for a caller's value, at each call
-        (events on the path carry the assumption, see ``Event.assumes``)."""
+        """The path of ``state`` found ``value`` no tracer (or, narrowed by a capture or
+        autodiff test, what the test let through): it is not taken if the value certainly
+        is one, here (:meth:`refuted`) or, for a caller's value, at each call, where what
+        the caller passes may also leave nothing to pass the test (events on the path carry
+        the assumption, see ``Event.assumes``)."""
         if len(state.assumed) < MAX_ASSUMED and (certainly_traced(value) or any(
                 isinstance(a, Sym) for a in value)):
             state.assumed = state.assumed | {value}
@@ -97,8 +99,9 @@ class Conditions:
     def refuted(self, state: State | None) -> bool:
         """Whether ``state``'s path assumed a value that certainly is a tracer no tracer (JAX
         stages every result inside a trace: ``not isinstance(jnp.all(v), Tracer)`` is false
-        under ``jit``): the path is never taken. Only the caller's values stay assumed."""
-        return state is not None and any(certainly_traced(v) for v in state.assumed)
+        under ``jit``), or a capture test that no value passes: the path is never taken.
+        Only the caller's values stay assumed."""
+        return state is not None and any(certainly_traced(v) or not v for v in state.assumed)
 
     def constants(self, value: Value) -> Value:
         """``value`` with this context's constant arguments in place of its parameters."""
@@ -177,6 +180,11 @@ class Conditions:
                 else:
                     narrowing = narrow_capture if dataless else narrow_not_capture
                     state.env[name] = narrowing(value)
+                    self.assume(state, state.env[name])
+                    if value and not state.env[name] and all(
+                            isinstance(a, (Ten, Dev)) for a in value):
+                        # every tensor it may be fails the test: the branch is not taken
+                        state.assumed = state.assumed | {EMPTY}
                     if isinstance(subject, cst.Attribute):
                         self.narrow_owners(subject, narrowing, state)
                         self.narrow_field(subject, state.env[name], state)
@@ -198,6 +206,7 @@ class Conditions:
             if name is not None and (name in state.env or "." in name):
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
                 state.env[name] = self.only_autodiff(value, truth)
+                self.assume(state, state.env[name])
         return state
 
     def narrow_field(self, subject: cst.Attribute, narrowed: Value, state: State) -> None:

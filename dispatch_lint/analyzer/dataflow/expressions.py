@@ -206,9 +206,17 @@ class Expressions:
         values = []
         before = self.take_end()
         ends = []
+        outer = self.path.assumed if self.path is not None else None
         for branch_state, branch in ((true_state, node.body), (false_state, node.orelse)):
             if branch_state is not None:
-                values.append(self.eval(branch, branch_state))
+                # the sinks of a branch are reached on what its test assumed
+                if self.path is not None:
+                    self.path.assumed = branch_state.assumed
+                try:
+                    values.append(self.eval(branch, branch_state))
+                finally:
+                    if self.path is not None:
+                        self.path.assumed = outer  # type: ignore[assignment]
                 ends.append(self.take_end())
         # the path ends only when every branch that may run raises
         self.join_ends(before, ends)
