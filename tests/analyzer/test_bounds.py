@@ -532,3 +532,26 @@ def test_decorator_wrappers_of_many_functions_keep_their_precision() -> None:
     result = analyze([SourceFile("wrapped.py", source.encode())])
     assert [f[2] for f in findings(result)] == ["DL001"]
     assert not [n for n in result.notes if is_precision_note(n)]
+
+
+
+def guarded_formats(guards: int) -> AnalysisResult:
+    """A helper with ``guards`` capture tests in a row, each dropping the number format of
+    one of its parameters for a capture tensor (the branches of each go on apart to the end
+    of the block, see Statements.run_block), called with capture tensors: it runs (the
+    tensors print as placeholders) and reads no data."""
+    params = ", ".join(f"t{i}" for i in range(guards))
+    body = "".join(f"    spec{i} = '.3f'\n    if dispatch.is_capture(t{i}):\n"
+                   f"        spec{i} = ''\n    print(format(t{i}, spec{i}))\n"
+                   for i in range(guards))
+    args = ", ".join("dispatch.placeholder((2,))" for _ in range(guards))
+    source = RUNTIME + f"def report({params}):\n{body}\n\nreport({args})\n"
+    return analyze([SourceFile("formats.py", source.encode())])
+
+
+def test_capture_tests_in_a_row_split_the_rest_of_the_block_once_not_at_each() -> None:
+    few, many = guarded_formats(3), guarded_formats(24)
+    assert findings(few) == findings(many) == []
+    # 8 times the guards: about 8 times the work (a split at each guard of the rest of the
+    # block would double it 21 more times)
+    assert many.work <= few.work * 8 * 3

@@ -147,6 +147,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.loops: list[LoopFrame] = []
         #: `for` loops run item by item around the statement (see Statements.unrolled_loop)
         self.unrolled_loops = 0
+        #: the states a capture test's branches ended in, for run_block to go on from each
+        #: for a few statements (set by stmt_If)
+        self.split_states: list[State] | None = None
         #: the item of each unrolled loop or comprehension being run, outermost first: a
         #: capture device made there is another device in each item (see make_device)
         self.iteration: tuple[int, ...] = ()

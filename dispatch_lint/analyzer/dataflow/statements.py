@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_LOOP_ROUNDS, MAX_UNROLLED_LOOPS
+from dispatch_lint.analyzer.dataflow.conditions import CAPTURE_TEST
 from dispatch_lint.analyzer.dataflow.state import State, join_states
 from dispatch_lint.analyzer.dataflow.syntax import (
     dotted_name,
@@ -36,8 +37,13 @@ from dispatch_lint.analyzer.values import (
     Value,
     join_all,
     narrow_capture,
+    narrow_not_capture,
 )
 
+
+#: How many statements after a capture test its two branches run apart (see run_block):
+#: a choice made by the test (a format, a device) is used right after it
+_SPLIT_WINDOW = 3
 
 #: The augmented assignments that change a container in place, by the container's kind:
 #: the method they are (`xs += ys` is `xs.extend(ys)`).
@@ -57,13 +63,32 @@ class Statements:
 
     def run_block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], state: State | None
                   ) -> State | None:
-        for stmt in statements_of(body):
+        statements = statements_of(body)
+        index = 0
+        while index < len(statements):
+            stmt = statements[index]
+            index += 1
             if state is None:
                 return None  # dead code: statements after return/raise/break/continue
             self.anchor = stmt
             self.path = state
             self.work += 1
             state = self.run_statement(stmt, state)
+            if self.split_states is not None:
+                # a capture test's branches go on apart for the next few statements, up to
+                # the next `if`: what they chose (`spec = ""` for a capture tensor) stays
+                # with what they tested where it is used
+                branches, self.split_states = self.split_states, None
+                window = list(statements[index:index + _SPLIT_WINDOW])
+                for position, later in enumerate(window):
+                    if isinstance(later, cst.If):
+                        del window[position:]  # the next test splits the joined state anew
+                        break
+                if window and self.raised_at is not stmt and not self.diverged:
+                    state = join_states([self.run_block(window, branch)
+                                         for branch in branches])
+                    index += len(window)
+                    continue
             if self.raised_at is stmt:
                 # a finding raises here on every path (a sink of this function's, or one
                 # JAX raises at in a trace): what follows never runs, but the callers go
@@ -229,9 +254,23 @@ class Statements:
         elif isinstance(stmt.orelse, cst.If):
             self.path = false_state
             after_false = self.stmt_If(stmt.orelse, false_state) if false_state else None
+            self.split_states = None  # an `elif`'s branches join into this one's
         else:
             after_false = self.run_block(stmt.orelse.body.body, false_state)
+        if (after_true is not None and after_false is not None and self.func is not None
+                and self.is_partitioning_test(stmt.test, state)):
+            self.split_states = [after_true, after_false]
         return join_states([after_true, after_false])
+
+    def is_partitioning_test(self, test: cst.BaseExpression, state: State) -> bool:
+        """Whether the branches of ``if test:`` go on apart (see run_block): a capture test
+        of a value that may and may not be a capture tensor."""
+        found = self.capture_test(test, state)
+        if found is None or found[2] != CAPTURE_TEST:
+            return False
+        name = dotted_name(found[0])
+        value = state.env.get(name) if name is not None else None
+        return bool(value) and bool(narrow_capture(value)) and bool(narrow_not_capture(value))
 
     def stmt_While(self, stmt: cst.While, state: State) -> State | None:
         infinite = is_constant_true(stmt.test)
