@@ -202,8 +202,16 @@ class Expressions:
         return value
 
     def expr_IfExp(self, node: cst.IfExp, state: State) -> Value:
+        values = [value for _, value in self.if_branches(node, state)]
+        if self.program.traced and len(values) == 2:
+            values = self.typed_namespaces(node.test, values)
+        return join_all(values) or Value.of(UNKNOWN)
+
+    def if_branches(self, node: cst.IfExp, state: State) -> list[tuple[State, Value]]:
+        """Each branch of ``node`` that may run: the state its test narrowed and its value
+        there (the path ends only when every branch that may run raises)."""
         true_state, false_state = self.condition(node.test, state)
-        values = []
+        branches = []
         before = self.take_end()
         ends = []
         outer = self.path.assumed if self.path is not None else None
@@ -213,16 +221,13 @@ class Expressions:
                 if self.path is not None:
                     self.path.assumed = branch_state.assumed
                 try:
-                    values.append(self.eval(branch, branch_state))
+                    branches.append((branch_state, self.eval(branch, branch_state)))
                 finally:
                     if self.path is not None:
                         self.path.assumed = outer  # type: ignore[assignment]
                 ends.append(self.take_end())
-        # the path ends only when every branch that may run raises
         self.join_ends(before, ends)
-        if self.program.traced and len(values) == 2:
-            values = self.typed_namespaces(node.test, values)
-        return join_all(values) or Value.of(UNKNOWN)
+        return branches
 
     def expr_Await(self, node: cst.Await, state: State) -> Value:
         return self.eval(node.expression, state)

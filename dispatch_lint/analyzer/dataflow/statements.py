@@ -61,8 +61,10 @@ class LoopFrame:
 class Statements:
     """The interpreter's statements."""
 
-    def run_block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], state: State | None
-                  ) -> State | None:
+    def run_block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], state: State | None,
+                  line: bool = False) -> State | None:
+        """Run the statements of ``body`` from ``state``; ``line``: the small statements of
+        one line, whose capture test's split is the enclosing block's to go on with."""
         statements = statements_of(body)
         index = 0
         while index < len(statements):
@@ -74,7 +76,7 @@ class Statements:
             self.path = state
             self.work += 1
             state = self.run_statement(stmt, state)
-            if self.split_states is not None:
+            if self.split_states is not None and not line:
                 # a capture test's branches go on apart for the next few statements, up to
                 # the next `if`: what they chose (`spec = ""` for a capture tensor) stays
                 # with what they tested where it is used
@@ -110,13 +112,26 @@ class Statements:
 
     def stmt_SimpleStatementLine(self, stmt: cst.SimpleStatementLine, state: State
                                  ) -> State | None:
-        return self.run_block(stmt.body, state)
+        return self.run_block(stmt.body, state, line=True)
 
     def stmt_Expr(self, stmt: cst.Expr, state: State) -> State:
         self.eval(stmt.value, state)
         return state
 
     def stmt_Assign(self, stmt: cst.Assign, state: State) -> State:
+        test = stmt.value.test if isinstance(stmt.value, cst.IfExp) else None
+        if (test is not None and self.func is not None and not self.program.traced
+                and self.is_partitioning_test(test, state)):
+            # `kind = "export" if is_capture(x) else "train"`: as the `if` statement it
+            # is, each branch assigns in the state its test narrowed, and the two go on
+            # apart for a few statements (see run_block)
+            branches = self.if_branches(stmt.value, state)  # type: ignore[arg-type]
+            for branch_state, value in branches:
+                for target in stmt.targets:
+                    self.assign(target.target, value, branch_state, stmt.value)
+            if len(branches) == 2:
+                self.split_states = [branch_state for branch_state, _ in branches]
+            return join_states([branch_state for branch_state, _ in branches]) or state
         value = self.eval(stmt.value, state)
         for target in stmt.targets:
             self.assign(target.target, value, state, stmt.value)
