@@ -14,6 +14,7 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_LOOP_ROUNDS, MAX_UNROLLED_LOOPS
 from dispatch_lint.analyzer.dataflow.conditions import CAPTURE_TEST
+from dispatch_lint.analyzer.dataflow.runtime import NONE
 from dispatch_lint.analyzer.dataflow.state import State, join_states
 from dispatch_lint.analyzer.dataflow.syntax import (
     dotted_name,
@@ -419,13 +420,17 @@ class Statements:
 
     def stmt_With(self, stmt: cst.With, state: State) -> State | None:
         training = False
+        managers: list[tuple[Value, cst.BaseExpression]] = []
         for item in stmt.items:
             value = self.eval(item.item, state)
+            managers.append((value, item.item))
             if isinstance(item.item, cst.Call) and self.is_runtime_call(item.item, "training",
                                                                          state):
                 training = True
+            # `__enter__` runs whether or not the block names what it returns
+            entered = self.enter(value, item.item)
             if item.asname is not None:
-                self.assign(item.asname.name, self.enter(value, item.item), state, item.item)
+                self.assign(item.asname.name, entered, state, item.item)
         if training:
             self.training_depth += 1
         before = state.copy()
@@ -436,7 +441,27 @@ class Statements:
                 self.training_depth -= 1
         if after is None and any(self.suppresses(item.item, before) for item in stmt.items):
             return before  # `with suppress(...)`, `with pytest.raises(...)`: it goes on
+        if after is not None:
+            after = self.leave(managers, stmt, after)
         return after
+
+    def leave(self, managers: Sequence[tuple[Value, cst.BaseExpression]], stmt: cst.With,
+              state: State) -> State | None:
+        """The path after the block of ``stmt`` once its managers' ``__exit__`` ran, the
+        last entered first: what they write to globals and to their own fields (a default
+        device restored, an output cleared) is what the code after the ``with`` sees. The
+        block ended normally, so they get ``(None, None, None)``."""
+        name = "__aexit__" if stmt.asynchronous is not None else "__exit__"
+        no_exception = (Value.of(NONE),) * 3
+        for value, node in reversed(managers):
+            for atom, trace in value.items():
+                if isinstance(atom, Inst) and self.program.find_method(atom.cls, name):
+                    self.anchor, self.path = stmt, state
+                    self.call_method(atom, name, no_exception, {}, node,
+                                     Value.of(atom, trace))
+            if self.diverged:
+                return None  # an `__exit__` that always raises (the caller's block ends too)
+        return state
 
     def suppresses(self, manager: cst.BaseExpression, state: State) -> bool:
         """Whether the context manager ``manager`` swallows the exceptions of its block."""
