@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
@@ -21,7 +21,7 @@ from dispatch_lint.analyzer.bounds import MAX_CONTEXTS, MAX_UNIT_WORK
 from dispatch_lint.analyzer.dataflow.conditions import is_something
 from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS, MAX_UNROLLED
 from dispatch_lint.analyzer.dataflow.state import State
-from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS
+from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.summaries import Substitution, Summary, project
@@ -349,11 +349,13 @@ class CallModel:
               args: tuple[Value, ...], kwargs: dict[str, Value], node: cst.CSTNode,
               closure: Closure | None = None, chain: tuple[object, ...] = (),
               offset: int = 0, fixed_names: frozenset[str] = frozenset(),
-              sent: Value | None = None) -> Value:
+              sent: Value | None = None, resume: ViewContext | None = None) -> Value:
         """The value of calling ``info`` at ``node`` of ``run``: the summary instantiated
         with the arguments; its pending events are judged here, its effects replayed.
         ``chain``: transforms around the function (``jax.jit(f)``), whose options count
-        parameters from ``offset`` (see :mod:`.traces`).
+        parameters from ``offset`` (see :mod:`.traces`). ``resume``: a generator resumed
+        past its yield (a ``@contextmanager`` at the end of its ``with`` block), called
+        again as it was with the view its call had (see Program.summary).
         Past MAX_UNIT_WORK in one run, a call is unknown (and said to be)."""
         if run.work > MAX_UNIT_WORK:
             run.reduced(WORK_REDUCED)
@@ -376,7 +378,7 @@ class CallModel:
             if len(receivers) > 1:
                 return join_all(
                     self.apply(info, run, Value.of(r), args, kwargs, node, closure, chain,
-                               offset, fixed_names)
+                               offset, fixed_names, sent, resume)
                     for r in receivers
                 )
             if receivers and receivers[0] not in (Inst(info.cls.key), Cls(info.cls.key)):
@@ -401,31 +403,39 @@ class CallModel:
         if recursive:
             self.note_recursion(info)
         context = self._context(info, bound, defaulted, run) if not recursive else ()
-        summary = self.summary(info, closure, self_cls, context)
+        summary = self.summary(info, closure, self_cls, context, resume=resume)
         passed = tuple((("set", i), True) for i in sorted(summary.none_tests)
                        if i in bound and bound[i] and all(is_something(a) for a in bound[i]))
         if passed:
             # `if device is not None:` where the caller passes a device: decided
             context += passed
-            summary = self.summary(info, closure, self_cls, context)
+            summary = self.summary(info, closure, self_cls, context, resume=resume)
         # A recursive call reads the heap as its own callers left it: a view per level and
         # round of the recursion would not settle (the slots hold the callee's own values).
         view = run.view_for(summary.reads) if not recursive else frozenset()
+        bounded: ViewContext = frozenset()
         for _ in range(MAX_VIEW_ROUNDS):
             if not view:
                 break
             # what this path wrote to the slots the callee reads (see views.py)
-            summary = self.summary(info, closure, self_cls, context,
-                                   self.bounded_view(info, view))
+            bounded = self.bounded_view(info, view)
+            summary = self.summary(info, closure, self_cls, context, bounded, resume=resume)
             # a slot the view revealed (a list this path filled, held by a dict this path
             # wrote) is read only then: pass this path's view of it too
             wider = run.view_for(summary.reads)
             if wider <= view:
                 break
             view = wider | view
-        return self.instantiate_summary(info, run, summary, bound, node, closure,
-                                        receiver=receiver, passed_on=passed_on,
-                                        in_closure=in_closure)
+        ret = self.instantiate_summary(info, run, summary, bound, node, closure,
+                                       receiver=receiver, passed_on=passed_on,
+                                       in_closure=in_closure)
+        if resume is None:
+            for atom in ret:
+                if isinstance(atom, Box) and atom.kind == "gen":
+                    # what resumes it past its yield (see Statements.leave)
+                    run.generator_calls[atom] = GeneratorCall(info, closure, receiver, args,
+                                                              kwargs, bounded)
+        return ret
 
     def instantiate_summary(self, info: FuncInfo, run: FunctionRun, summary: Summary,
                             bound: dict[int, Value], node: cst.CSTNode,
@@ -675,6 +685,17 @@ class CallModel:
                 if default is not None and any(not isinstance(a, Unknown) for a in default):
                     defaulted.add(index)  # the callee's own default: born there
         return bound, defaulted
+
+
+class GeneratorCall(NamedTuple):
+    """A call that made a generator, as made: to resume the generator past its yield."""
+
+    info: FuncInfo
+    closure: Closure | None
+    receiver: Value | None
+    args: tuple[Value, ...]
+    kwargs: dict[str, Value]
+    view: ViewContext
 
 
 #: Method kinds whose first parameter is the instance the method is called on.

@@ -242,11 +242,33 @@ class Expressions:
         else:
             return Value.of(UNKNOWN)
         self.returns = self.returns.join(value.map_traces(self.step(node, "yielded")))
+        if self.resume_view is not None:
+            self.resume_past_yield(state)
         if self.func is None:
             return Value.of(UNKNOWN)
         # what a caller sends in (`gen.send(v)`): a parameter after the real ones
         return Value.of(Sym(len(self.func.params), (), False, self.owner),
                         Trace(self.step(node, "received by `{code}`")))
+
+    def resume_past_yield(self, state: State) -> None:
+        """A generator resumed past its yield (see Program.summary): what it wrote before was
+        replayed when it was called, and the caller's block may have written the same slots
+        since, so what follows reads the heap as the caller's path left it where it resumes
+        (the slots of objects made here excepted) and only its own later writes are replayed
+        again."""
+        self.entry_view = self.resume_view or {}
+        for slot in [s for s in state.view if len(s) < 2 or not self.own_object(s[1])]:
+            del state.view[slot]
+        for key in [k for k in state.env if "." in k]:
+            del state.env[key]  # `obj.name` as last stored here
+        for key, (target, _, _) in list(self.effects.items()):
+            if not all(self.own_object(a) for a in target):
+                del self.effects[key]
+
+    def own_object(self, atom: object) -> bool:
+        """Whether this run made ``atom`` (a container, an instance): no caller writes it."""
+        site = getattr(atom, "site", None)
+        return site is not None and site.owner == self.site_owner
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation, state: State) -> Value:
         value = self.eval(node.expression, state)

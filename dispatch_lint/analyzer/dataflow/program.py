@@ -36,7 +36,7 @@ from dispatch_lint.analyzer.dataflow.classes import ClassModel
 from dispatch_lint.analyzer.dataflow.functions import FunctionDefinitions, default_name
 from dispatch_lint.analyzer.dataflow.run import FunctionRun
 from dispatch_lint.analyzer.dataflow.runtime import UserModel
-from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.state import Slot, State
 from dispatch_lint.analyzer.dataflow.syntax import dotted_name
 from dispatch_lint.analyzer.dataflow.traces import TraceModel, TraceSpec
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
@@ -774,18 +774,24 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
 
     def summary(self, info: FuncInfo, closure: Closure | None,
                 self_cls: Inst | Cls | None = None, context: tuple[object, ...] = (),
-                view: ViewContext = frozenset(), trace: TraceSpec | None = None) -> Summary:
+                view: ViewContext = frozenset(), trace: TraceSpec | None = None,
+                resume: ViewContext | None = None) -> Summary:
         """The summary of ``info`` (a closure: with its captured values; a method: for the
         receiver ``self_cls``, so that ``self.forward()`` in a base class reaches the
         subclass's override and each instance's fields stay its own; for what the caller's
         path wrote to the heap slots it reads, ``view``; ``trace``: its analysis as traced by
-        a framework, see :mod:`.traces`)."""
+        a framework, see :mod:`.traces`). ``resume``: a generator run on past its yield, as
+        the end of a ``@contextmanager``'s block resumes it: the code before the yield sees
+        ``resume`` (the view its call had, so it goes as it went then), the code after it
+        sees ``view`` (the caller's path where it resumes)."""
         if closure is not None and closure.captured:
             closure = self.bounded_closure(info, closure)
         key: tuple[object, ...] = (info.key, closure.captured if closure else None, self_cls,
                                    context, view)
         if trace is not None:
             key += (trace,)
+        if resume is not None:
+            key += (("resume", resume),)
         dep = ("s", key)
         if key in self.done or key in self.in_progress:
             self.note_read(dep)
@@ -797,7 +803,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             self.done.add(key)
             self.note_read(dep)
             return self.summaries[key]
-        self.summary_args[key] = (info, closure, self_cls, context, view, trace)
+        self.summary_args[key] = (info, closure, self_cls, context, view, trace, resume)
         if self.too_deep(key):
             self.note_read(dep)
             return self.summaries.get(key, EMPTY_SUMMARY)
@@ -805,7 +811,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         self.begin_unit(key)
         try:
             summary = self._summarize(info, closure, self_cls, dict(context), key, view,
-                                      trace)
+                                      trace, resume)
         except RecursionError:
             self.errors[info.file] = "internal error: code nested too deeply to analyse"
             summary = EMPTY_SUMMARY
@@ -827,7 +833,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
 
     def _summarize(self, info: FuncInfo, closure: Closure | None,
                    self_cls: Inst | Cls | None, context: dict[int, Value], key: object,
-                   view: ViewContext, trace: TraceSpec | None = None) -> Summary:
+                   view: ViewContext, trace: TraceSpec | None = None,
+                   resume: ViewContext | None = None) -> Summary:
         if closure is not None:
             captured = {name: value for name, value in closure.captured if name}
         else:  # a method of a class defined in a function sees that function's names
@@ -838,11 +845,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         family = (*key[:4], *key[5:])  # the key without the view
         self.unit_families[owner] = self._families.setdefault(family, len(self._families))
         run.site_owner = owner
-        if view == WIDENED_VIEW:
-            self.note_read(("widened", info.key))
-            run.entry_view = dict(self.widened_views.get(info.key, {}))
-        else:
-            run.entry_view = {slot: (value, must) for slot, value, must in view}
+        run.entry_view = self._entry_view(info, view)
+        if resume is not None:
+            run.resume_view, run.entry_view = run.entry_view, self._entry_view(info, resume)
         state = State()
         trace_id = (info.key, trace)
         if trace is not None:
@@ -915,6 +920,13 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                                       in written.items()),
                        reads=frozenset(run.slot_reads),
                        none_tests=frozenset(run.none_tests), key=key)
+
+    def _entry_view(self, info: FuncInfo, view: ViewContext) -> dict[Slot, tuple[Value, bool]]:
+        """What a caller's path had written to the slots ``info`` reads, by slot."""
+        if view == WIDENED_VIEW:
+            self.note_read(("widened", info.key))
+            return dict(self.widened_views.get(info.key, {}))
+        return {slot: (value, must) for slot, value, must in view}
 
     def _reachable_effects(self, run: FunctionRun, ret: Value,
                            written: dict[object, tuple[Value, bool]]

@@ -57,6 +57,7 @@ from dispatch_lint.analyzer.values import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from dispatch_lint.analyzer.dataflow.calls import GeneratorCall
     from dispatch_lint.analyzer.dataflow.program import Program
     from dispatch_lint.analyzer.summaries import Summary
 
@@ -196,6 +197,11 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.none_tests: set[int] = set()
         #: generators that calls made, with the function and closure that made each
         self.generators: dict[Box, tuple[FuncInfo, Closure | None]] = {}
+        #: the calls that made them, as made (see Statements.leave)
+        self.generator_calls: dict[Box, GeneratorCall] = {}
+        #: a generator resumed past its yield: the caller's view where it resumes, taken
+        #: in place of the view of its call at the yield (see Expressions.expr_Yield)
+        self.resume_view: dict[Slot, tuple[Value, bool]] | None = None
         #: lists ``sorted()`` made of known items: those items, in an order not known
         self.permuted: dict[Box, tuple[Value, ...]] = {}
         #: containers read from the receiver's fields, with the step where they came in

@@ -447,18 +447,23 @@ class Statements:
 
     def leave(self, managers: Sequence[tuple[Value, cst.BaseExpression]], stmt: cst.With,
               state: State) -> State | None:
-        """The path after the block of ``stmt`` once its managers' ``__exit__`` ran, the
-        last entered first: what they write to globals and to their own fields (a default
-        device restored, an output cleared) is what the code after the ``with`` sees. The
-        block ended normally, so they get ``(None, None, None)``."""
+        """The path after the block of ``stmt`` once its managers exited, the last entered
+        first: what they write to globals and to their own fields (a default device
+        restored, an output cleared) is what the code after the ``with`` sees. The block
+        ended normally: ``__exit__`` gets ``(None, None, None)``; a generator-based manager
+        (``@contextmanager``) runs on past its yield."""
         name = "__aexit__" if stmt.asynchronous is not None else "__exit__"
         no_exception = (Value.of(NONE),) * 3
         for value, node in reversed(managers):
             for atom, trace in value.items():
+                self.anchor, self.path = stmt, state
                 if isinstance(atom, Inst) and self.program.find_method(atom.cls, name):
-                    self.anchor, self.path = stmt, state
                     self.call_method(atom, name, no_exception, {}, node,
                                      Value.of(atom, trace))
+                elif isinstance(atom, Box) and atom in self.generator_calls:
+                    call = self.generator_calls[atom]
+                    self.program.apply(call.info, self, call.receiver, call.args,
+                                       call.kwargs, node, call.closure, resume=call.view)
             if self.diverged:
                 return None  # an `__exit__` that always raises (the caller's block ends too)
         return state
