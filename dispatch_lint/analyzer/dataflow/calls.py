@@ -20,7 +20,7 @@ import libcst as cst
 from dispatch_lint.analyzer.bounds import MAX_CONTEXTS, MAX_UNIT_WORK
 from dispatch_lint.analyzer.dataflow.conditions import is_something
 from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS, MAX_UNROLLED
-from dispatch_lint.analyzer.dataflow.state import State
+from dispatch_lint.analyzer.dataflow.state import Slot, State
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.events import Event
 from dispatch_lint.analyzer.facts import FuncInfo
@@ -434,7 +434,7 @@ class CallModel:
                 if isinstance(atom, Box) and atom.kind == "gen":
                     # what resumes it past its yield (see Statements.leave)
                     run.generator_calls[atom] = GeneratorCall(info, closure, receiver, args,
-                                                              kwargs, bounded)
+                                                              kwargs, bounded, summary)
         return ret
 
     def instantiate_summary(self, info: FuncInfo, run: FunctionRun, summary: Summary,
@@ -696,6 +696,26 @@ class GeneratorCall(NamedTuple):
     args: tuple[Value, ...]
     kwargs: dict[str, Value]
     view: ViewContext
+    summary: Summary
+
+    def resumes_otherwise(self, changed: set[Slot]) -> bool:
+        """Whether the generator, resumed after a block that changed the ``changed`` slots,
+        may go otherwise than when the call ran it through: it reads or wrote one of them
+        (else what the call replayed of it stands)."""
+        if not changed:
+            return False
+        summary = self.summary
+        if changed & summary.reads or any(slot in changed for slot, _, _ in summary.view_out):
+            return True
+        fields = {slot[2] for slot in changed if slot[0] == "attr"}
+        held = any(slot[0] != "attr" for slot in changed)
+        for target, proj, _ in summary.effects:
+            if all(isinstance(a, Box) and a.kind == "gen" for a in target):
+                continue  # what the generator yields
+            field = isinstance(proj, str) and proj.startswith("attr:")
+            if (proj[5:] in fields) if field else held:
+                return True
+        return False
 
 
 #: Method kinds whose first parameter is the instance the method is called on.

@@ -442,16 +442,17 @@ class Statements:
         if after is None and any(self.suppresses(item.item, before) for item in stmt.items):
             return before  # `with suppress(...)`, `with pytest.raises(...)`: it goes on
         if after is not None:
-            after = self.leave(managers, stmt, after)
+            after = self.leave(managers, stmt, after, before)
         return after
 
     def leave(self, managers: Sequence[tuple[Value, cst.BaseExpression]], stmt: cst.With,
-              state: State) -> State | None:
+              state: State, entered: State) -> State | None:
         """The path after the block of ``stmt`` once its managers exited, the last entered
         first: what they write to globals and to their own fields (a default device
         restored, an output cleared) is what the code after the ``with`` sees. The block
         ended normally: ``__exit__`` gets ``(None, None, None)``; a generator-based manager
-        (``@contextmanager``) runs on past its yield."""
+        (``@contextmanager``) runs on past its yield, when the block (from ``entered`` on)
+        wrote what it reads or wrote."""
         name = "__aexit__" if stmt.asynchronous is not None else "__exit__"
         no_exception = (Value.of(NONE),) * 3
         for value, node in reversed(managers):
@@ -462,6 +463,10 @@ class Statements:
                                      Value.of(atom, trace))
                 elif isinstance(atom, Box) and atom in self.generator_calls:
                     call = self.generator_calls[atom]
+                    changed = {slot for slot, held in state.view.items()
+                               if entered.view.get(slot) != held}  # what the block wrote
+                    if not call.resumes_otherwise(changed):
+                        continue
                     self.program.apply(call.info, self, call.receiver, call.args,
                                        call.kwargs, node, call.closure, resume=call.view)
             if self.diverged:
