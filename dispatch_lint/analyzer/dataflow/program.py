@@ -151,6 +151,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         #: path (whether it always raises changes from one round of the recursion to the
         #: next, and the rounds would not settle)
         self.recursive: set[object] = set()
+        #: whether each context manager method rebinds a field or a global (see
+        #: Statements.rebinds), by the method's key
+        self.rebinding: dict[object, bool] = {}
         self.modules_done: set[int] = set()
         self.errors: dict[int, str] = {}
         # Incremental rounds: each unit (a module's top level, a summary) remembers what it

@@ -8,7 +8,7 @@ Branches fork the state and join it; loops iterate to a fixpoint; paths that end
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -24,6 +24,7 @@ from dispatch_lint.analyzer.dataflow.syntax import (
     statements_of,
     string_key,
 )
+from dispatch_lint.analyzer.facts import FuncInfo
 from dispatch_lint.analyzer.values import (
     EMPTY,
     UNKNOWN,
@@ -41,7 +42,6 @@ from dispatch_lint.analyzer.values import (
     narrow_not_capture,
 )
 
-
 #: How many statements after a capture test its two branches run apart (see run_block):
 #: a choice made by the test (a format, a device) is used right after it
 _SPLIT_WINDOW = 3
@@ -49,6 +49,57 @@ _SPLIT_WINDOW = 3
 #: The augmented assignments that change a container in place, by the container's kind:
 #: the method they are (`xs += ys` is `xs.extend(ys)`).
 _IN_PLACE = {"+=": (("list", "extend"),), "|=": (("dict", "update"), ("set", "update"))}
+
+
+def _rebinds(method: FuncInfo) -> bool:
+    """Whether a context manager's ``__enter__`` or ``__exit__`` works on its own state: it
+    assigns a field of its own or a global (``self.output = None``, ``DEFAULT = saved``),
+    or calls something on or with a field of its own (``self.loss.backward()``). Only such
+    a method changes or checks what the code around the ``with`` sees; running the others
+    there (a handler that pushes itself on a global stack and pops it off) costs without
+    telling anything."""
+    declared = {name.name.value for node in _walk(method.node)
+                if isinstance(node, (cst.Global, cst.Nonlocal)) for name in node.names}
+    for node in _walk(method.node):
+        if any(_rebound(target, declared) for target in _targets(node)):
+            return True
+        if isinstance(node, cst.Call) and (
+                isinstance(node.func, cst.Attribute) and _of_self(node.func.value)
+                or any(isinstance(arg.value, cst.Attribute) and _of_self(arg.value)
+                       for arg in node.args)):
+            return True
+    return False
+
+
+def _of_self(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is ``self`` or a field of it (``self.loss``, ``self.state.out``)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _targets(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            yield target.target
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        yield node.target
+
+
+def _rebound(target: cst.BaseExpression, declared: set[str]) -> bool:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_rebound(e.value, declared) for e in target.elements)
+    if isinstance(target, cst.Attribute):
+        return _of_self(target.value)
+    return isinstance(target, cst.Name) and target.value in declared
 
 
 class LoopFrame:
@@ -427,10 +478,10 @@ class Statements:
             if isinstance(item.item, cst.Call) and self.is_runtime_call(item.item, "training",
                                                                          state):
                 training = True
-            # `__enter__` runs whether or not the block names what it returns
-            entered = self.enter(value, item.item)
             if item.asname is not None:
-                self.assign(item.asname.name, entered, state, item.item)
+                self.assign(item.asname.name, self.enter(value, item.item), state, item.item)
+            else:  # `__enter__` runs also when the block names nothing (see _rebinds)
+                self.enter(value, item.item, only_rebinding=True)
         if training:
             self.training_depth += 1
         before = state.copy()
@@ -458,7 +509,9 @@ class Statements:
         for value, node in reversed(managers):
             for atom, trace in value.items():
                 self.anchor, self.path = stmt, state
-                if isinstance(atom, Inst) and self.program.find_method(atom.cls, name):
+                method = self.program.find_method(atom.cls, name) if isinstance(
+                    atom, Inst) else None
+                if method is not None and self.rebinds(method):
                     self.call_method(atom, name, no_exception, {}, node,
                                      Value.of(atom, trace))
                 elif isinstance(atom, Box) and atom in self.generator_calls:
@@ -481,11 +534,21 @@ class Statements:
         attribute = manager.func.attr.value if isinstance(manager.func, cst.Attribute) else ""
         return bool(names & _SUPPRESSING) or attribute in ("assertRaises", "assertRaisesRegex")
 
-    def enter(self, value: Value, node: cst.CSTNode) -> Value:
-        """The value ``with ... as name`` binds."""
+    def rebinds(self, method: FuncInfo) -> bool:
+        known = self.program.rebinding.get(method.key)
+        if known is None:
+            known = self.program.rebinding[method.key] = _rebinds(method)
+        return known
+
+    def enter(self, value: Value, node: cst.CSTNode, only_rebinding: bool = False) -> Value:
+        """The value ``with ... as name`` binds (``only_rebinding``: the block names
+        nothing, so only an ``__enter__`` that rebinds a global or a field matters)."""
         out = EMPTY
         for atom, trace in value.items():
             if isinstance(atom, Inst):
+                method = self.program.find_method(atom.cls, "__enter__")
+                if only_rebinding and (method is None or not self.rebinds(method)):
+                    continue
                 out = out.join(self.call_method(atom, "__enter__", (), {}, node,
                                                 Value.of(atom, trace)))
             elif isinstance(atom, Box) and atom.kind == "gen":
