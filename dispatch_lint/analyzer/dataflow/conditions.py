@@ -44,6 +44,7 @@ from dispatch_lint.analyzer.values import (
     Value,
     certainly_traced,
     has_tensor,
+    join_all,
     narrow_capture,
     narrow_not_capture,
 )
@@ -55,6 +56,17 @@ _PYTHON_TYPES = _PYTHON_SCALARS | {"tuple", "list", "dict", "set", "frozenset", 
 _ABC_MODULES = frozenset({"typing", "collections.abc", "typing_extensions"})
 _CONTAINER_ABCS = frozenset({"Mapping", "MutableMapping", "Sequence", "MutableSequence", "Set",
                              "MutableSet", "AbstractSet"})
+
+#: Builtins and tools whose iteration gives the items of their arguments (see
+#: :meth:`Conditions.item_sources`), by the name they are called under.
+_ITEM_KEEPERS = {name: f"builtins.{name}" for name in (
+    "list", "tuple", "set", "frozenset", "sorted", "reversed", "iter")} | {
+    "chain": "itertools.chain", "itertools.chain": "itertools.chain"}
+#: How many names assigned one from another a quantified guard follows back.
+MAX_ALIAS_DEPTH = 3
+#: A source of a quantified guard's items: a local name, what of it gives them ("items",
+#: "values" of a dict, "self"), and the name's node.
+ItemSource = tuple[str, str, cst.Name]
 
 #: What a test checks a value for (see :meth:`Conditions.capture_test`): being a capture
 #: tensor (the dispatch runtime's guards), or being a tracer (a type test every tracer passes,
@@ -160,9 +172,10 @@ class Conditions:
             self.narrow_lacks_array_attribute(test, state)
         quantified = self.quantified_guard(test, state)
         if quantified is not None:
-            name, when = quantified
+            sources, when = quantified
             if truth == when:
-                state.env[name] = self.real_items(state.env[name], test)
+                for name, part, node in sources:
+                    state.env[name] = self.real_part(state.env[name], part, node)
             return state
         found = self.capture_test(test, state)
         if found is not None:
@@ -275,10 +288,10 @@ class Conditions:
         self.write_slot(("bk", box, text), narrowing(value), state)
 
     def quantified_guard(self, test: cst.BaseExpression, state: State
-                         ) -> tuple[str, bool] | None:
+                         ) -> tuple[list[ItemSource], bool] | None:
         """``any(is_capture(t) for t in batch)`` (or ``all(not t.is_capture for t in
-        batch)``) over a local name: the name, and the truth of the test under which no
-        item of it is a capture tensor."""
+        batch)``) over what local names hold (see :meth:`item_sources`): the names, and the
+        truth of the test under which no item of them is a capture tensor."""
         if not (isinstance(test, cst.Call) and len(test.args) == 1 and not test.args[0].star
                 and isinstance(test.args[0].value, (cst.GeneratorExp, cst.ListComp))):
             return None
@@ -287,16 +300,90 @@ class Conditions:
             return None
         comp = test.args[0].value
         loop = comp.for_in
-        if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name) \
-                or not isinstance(loop.iter, cst.Name) or loop.iter.value not in state.env:
+        if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+            return None
+        sources = self.item_sources(loop.iter, state)
+        if not sources:
             return None
         every = quantifier == {"builtins.all"}  # all(g): each item passes g; any(g): none does
         inner = state.copy()
-        inner.env[loop.target.value] = self.elements(state.env[loop.iter.value])
+        inner.env[loop.target.value] = join_all(self.part_items(state.env[name], part)
+                                                for name, part, _ in sources)
         item = self.narrow(comp.elt, inner, every).env.get(loop.target.value)
         if not item or narrow_capture(item):
             return None
-        return loop.iter.value, every
+        return sources, every
+
+    def item_sources(self, node: cst.BaseExpression, state: State, depth: int = 0
+                     ) -> list[ItemSource] | None:
+        """What iterating over ``node`` goes through, when every item comes from a local
+        name: the items of a name (``batch``, ``list(args)``, ``sorted(batch)``,
+        ``itertools.chain(a, b)``, ``a + b``, ``[*args]``), a dict's values
+        (``kwargs.values()``), a name itself (``(x, y)``); a name last assigned such an
+        expression (``values = list(args) + list(kwargs.values())``) goes through its
+        sources too, while they hold what they held then. None when an item may come from
+        elsewhere. Each source comes with its name's node, where a narrowed copy is made."""
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value not in state.env:
+                return None
+            out = [(node.value, "items", node)]
+            alias = self.item_aliases.get(node.value)
+            if alias is not None and depth < MAX_ALIAS_DEPTH:
+                made, held = alias
+                if all(set(state.env.get(n, ())) == set(v) for n, v in held):
+                    out.extend(self.item_sources(made, state, depth + 1) or ())
+            return out
+        if kind in (cst.Tuple, cst.List, cst.Set):
+            out = []
+            for element in node.elements:
+                if isinstance(element, cst.StarredElement):
+                    found = self.item_sources(element.value, state, depth)
+                elif isinstance(element.value, cst.Name) and element.value.value in state.env:
+                    found = [(element.value.value, "self", element.value)]
+                else:
+                    found = None
+                if not found:
+                    return None
+                out.extend(found)
+            return out
+        if kind is cst.BinaryOperation and type(node.operator) is cst.Add:
+            left = self.item_sources(node.left, state, depth)
+            right = self.item_sources(node.right, state, depth) if left else None
+            return left + right if left and right else None
+        if kind is not cst.Call or any(a.keyword or a.star for a in node.args):
+            return None
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "values" and not node.args:
+            if isinstance(func.value, cst.Name) and func.value.value in state.env:
+                return [(func.value.value, "values", func.value)]
+            return None
+        keeper = _ITEM_KEEPERS.get(dotted_name(func) or "")
+        if not node.args or keeper is None or (len(node.args) > 1 and keeper != "itertools.chain"):
+            return None
+        if {a.qualname for a in self.eval_quiet(func, state) if isinstance(a, Ref)} != {keeper}:
+            return None
+        out = []
+        for arg in node.args:
+            found = self.item_sources(arg.value, state, depth)
+            if not found:
+                return None
+            out.extend(found)
+        return out
+
+    def part_items(self, value: Value, part: str) -> Value:
+        """The items a source of :meth:`item_sources` gives."""
+        if part == "self":
+            return value
+        return self.contents(value) if part == "values" else self.elements(value)
+
+    def real_part(self, value: Value, part: str, node: cst.CSTNode) -> Value:
+        """``value`` once a guard on each item it gave as ``part`` proved none is a capture
+        tensor (see :meth:`item_sources`)."""
+        if part == "self":
+            return narrow_not_capture(value)
+        return self.real_values(value, node) if part == "values" else \
+            self.real_items(value, node)
 
     def narrow_not_traced(self, test: cst.BaseExpression, state: State) -> None:
         """``isinstance(v, int)`` true: ``v`` is a Python value there, no tracer (a tracer is

@@ -53,6 +53,9 @@ class Keys(frozenset):
 #: List methods after which an item's index says nothing about what it holds.
 _REORDERING = frozenset({"remove", "sort", "reverse", "rotate"})
 
+#: Methods that take items out of a container.
+_REMOVERS = frozenset({"pop", "popleft", "popitem", "remove", "discard", "clear"})
+
 #: Container methods that put their argument into the container.
 CONTAINER_MUTATORS = frozenset(
     {"append", "add", "insert", "extend", "update", "setdefault", "appendleft"}
@@ -795,9 +798,18 @@ class Containers:
                                     ).join(added)
         return Value.of(UNKNOWN)
 
+    def forget_item_aliases(self, box: Box) -> None:
+        """Items were removed from ``box``: a name holding it no longer iterates over every
+        item of the names it was built from (see ``item_aliases``)."""
+        for name, (_, held) in list(self.item_aliases.items()):
+            if any(n == name and box in set(value) for n, value in held):
+                del self.item_aliases[name]
+
     def box_method(self, box: Box, name: str, args: tuple[Value, ...],
                    kwargs: dict[str, Value], node: cst.Call) -> Value:
         """A method of a container the analysis made: what it stores and what it gives."""
+        if name in _REMOVERS:
+            self.forget_item_aliases(box)
         if box.kind == "parser":
             return self.parser_method(box, name, args, kwargs, node)
         if box.kind in ("executor", "future"):
@@ -1059,6 +1071,24 @@ class Containers:
             elif isinstance(atom, Tup):
                 out = out.join(Value.of(Tup(tuple(narrow_not_capture(item)
                                                   for item in atom.items)), trace))
+            else:
+                out = out.join(narrow_not_capture(Value.of(atom, trace)))
+        return out
+
+    def real_values(self, value: Value, node: cst.CSTNode) -> Value:
+        """``value`` as a dict none of whose values is a capture tensor (a guard on each of
+        ``d.values()`` proved it): a dict is copied at ``node`` with only its real values,
+        under the keys it is known to hold."""
+        out = EMPTY
+        for atom, trace in value.items():
+            if isinstance(atom, Box) and atom.kind == "dict":
+                keys = self.program.known_keys(atom)
+                if keys is None:
+                    out = out.join(self.box_of("dict", node, narrow_not_capture(
+                        self.contents_of(atom, trace))))
+                else:
+                    out = out.join(self.filled_box("dict", node, [
+                        (key, narrow_not_capture(self.box_content(atom, key))) for key in keys]))
             else:
                 out = out.join(narrow_not_capture(Value.of(atom, trace)))
         return out

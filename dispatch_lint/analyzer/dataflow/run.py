@@ -158,6 +158,11 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: `loss = state["pending"]`): a guard on the name narrows that slot too while both
         #: hold the same values (see Conditions.narrow_alias)
         self.field_aliases: dict[str, cst.Attribute | cst.Subscript] = {}
+        #: local names last assigned what iterates over other names' items (`values =
+        #: list(args) + list(kwargs.values())`), with what each of them held then: a
+        #: quantified guard on the name's items proves theirs (see Conditions.item_sources)
+        self.item_aliases: dict[str, tuple[cst.BaseExpression,
+                                           tuple[tuple[str, Value], ...]]] = {}
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         #: set when this run is a traced analysis (:mod:`.traces`)

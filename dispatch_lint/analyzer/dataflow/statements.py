@@ -45,6 +45,8 @@ from dispatch_lint.analyzer.values import (
 #: How many statements after a capture test its two branches run apart (see run_block):
 #: a choice made by the test (a format, a device) is used right after it
 _SPLIT_WINDOW = 3
+#: The expressions that may iterate over local names' items (see note_item_alias).
+_ITEM_EXPRESSIONS = frozenset({cst.Call, cst.BinaryOperation, cst.Tuple, cst.List, cst.Set})
 
 #: The augmented assignments that change a container in place, by the container's kind:
 #: the method they are (`xs += ys` is `xs.extend(ys)`).
@@ -267,6 +269,7 @@ class Statements:
                 for atom in self.eval(target.value, state):
                     if isinstance(atom, Box):
                         self.program.forget_shape(atom)
+                        self.forget_item_aliases(atom)
         return state
 
     def stmt_Import(self, stmt: cst.Import, state: State) -> State:
@@ -599,6 +602,20 @@ class Statements:
                       state)
         return state
 
+    def note_item_alias(self, name: str, node: cst.CSTNode, state: State) -> None:
+        """``name`` was just assigned ``node``: an expression iterating over other names'
+        items (see :attr:`item_aliases`), or something else."""
+        sources = self.item_sources(node, state) if type(node) in _ITEM_EXPRESSIONS else None
+        if sources:
+            held = {n: state.env[n] for n, _, _ in sources if n in state.env}
+            if name not in state.env:
+                self.item_aliases.pop(name, None)
+                return
+            held[name] = state.env[name]
+            self.item_aliases[name] = (node, tuple(held.items()))  # type: ignore[assignment]
+        else:
+            self.item_aliases.pop(name, None)
+
     def assign(self, target: cst.BaseExpression, value: Value, state: State,
                node: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
@@ -607,6 +624,7 @@ class Statements:
                 self.field_aliases[target.value] = node
             else:
                 self.field_aliases.pop(target.value, None)
+            self.note_item_alias(target.value, node, state)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self.unpack(target, value, state)
         elif isinstance(target, cst.Attribute):
