@@ -493,7 +493,7 @@ class Conditions:
                 return found
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
             subject = _device_of(test.value, state) or _subject(test.value) or (
-                test.value if items and _is_item_of_name(test.value)
+                test.value if items and _is_item_subject(test.value)
                 or not items and string_key(test.value) is not None else None)
             if subject is not None:
                 return subject, True, CAPTURE_TEST
@@ -501,7 +501,7 @@ class Conditions:
             return self.property_guard(test, state)
         if isinstance(test, cst.Call):
             if test.args and (_is_narrowable(test.args[0].value) or (
-                    items and _is_item_of_name(test.args[0].value)) or (
+                    items and _is_item_subject(test.args[0].value)) or (
                     not items and string_key(test.args[0].value) is not None)):
                 if self.is_runtime_call(test, "is_capture", state):
                     return test.args[0].value, True, CAPTURE_TEST
@@ -513,7 +513,7 @@ class Conditions:
             subject = self.device_class_test(test, "Capture", state)
             if subject is not None:
                 return subject, True, CAPTURE_TEST
-            return self.helper_guard(test, state)
+            return self.helper_guard(test, state, items)
         return None
 
     def is_dataless_type_test(self, call: cst.Call, state: State) -> bool:
@@ -530,11 +530,12 @@ class Conditions:
         return any(types & model.dataless_types
                    for model in self.program.traced_models.values())
 
-    def helper_guard(self, call: cst.Call, state: State
+    def helper_guard(self, call: cst.Call, state: State, items: bool = False
                      ) -> tuple[cst.BaseExpression, bool, str] | None:
         """``if is_symbolic(t):`` where the helper returns ``is_capture(t)`` (or
         ``isinstance(t, jax.core.Tracer)``): the argument the helper tests, the polarity of
-        its answer and the kind of test."""
+        its answer and the kind of test. With ``items``, the argument may be an item of a
+        name (``is_real(kv[1])``, ``is_real(outputs[name])``), as in ``capture_test``."""
         guards = {summary.guard for _, summary in self.callee_summaries(call, state)}
         if len(guards) != 1:
             return None
@@ -547,7 +548,8 @@ class Conditions:
         subject = self.argument_of(call, index, state)
         if subject is not None and field_name:
             subject = cst.Attribute(value=subject, attr=cst.Name(field_name))
-        if subject is None or not _is_narrowable(subject):
+        if subject is None or not (_is_narrowable(subject) or items and not field_name
+                                   and _is_item_subject(subject)):
             return None
         return subject, polarity, family
 
@@ -639,6 +641,10 @@ class Conditions:
             # `lambda kv: not kv[1].is_capture`: an item of a pair (see ExternalCalls.kept_by)
             field_name = f"[{subject.slice[0].slice.value.evaluated_value}]"  # type: ignore[attr-defined]
             subject = subject.value
+        elif isinstance(subject, cst.Subscript) and _is_item_subject(subject):
+            # `lambda n: is_real(outputs[n])`: the item a free name holds under the argument
+            field_name = f"[in {subject.value.value}]"  # type: ignore[attr-defined]
+            subject = subject.slice[0].slice.value  # type: ignore[attr-defined]
         index = self.parameter_index(subject, state)
         if index is None:
             return None
@@ -842,6 +848,16 @@ def _is_item_of_name(node: cst.BaseExpression) -> bool:
     return (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
             and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
             and isinstance(node.slice[0].slice.value, cst.Integer))
+
+
+def _is_item_subject(node: cst.BaseExpression) -> bool:
+    """``kv[1]`` (see :func:`_is_item_of_name`) or ``outputs[name]``: an item of a name
+    under a constant index or under another name."""
+    return _is_item_of_name(node) or (
+        isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+        and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+        and isinstance(node.slice[0].slice.value, cst.Name)
+        and node.slice[0].slice.value.value != node.value.value)
 
 
 def _is_narrowable(node: cst.BaseExpression) -> bool:

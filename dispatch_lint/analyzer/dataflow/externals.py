@@ -7,6 +7,8 @@ Only what changes where values flow is modelled (``list``, ``zip``, ``map``, ``g
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from dispatch_lint.analyzer.dataflow.conditions import TRACED_TEST
@@ -552,6 +554,8 @@ class ExternalCalls:
             narrow = narrow_capture if guard[2] else narrow_not_capture
         if not guard[1]:
             return narrow(elements)
+        if guard[1].startswith("[in "):
+            return self.kept_keys(predicate, guard[1][4:-1], narrow, elements)
         position = int(guard[1][1:-1])  # `lambda kv: not kv[1].is_capture`: that item
         out = EMPTY
         for atom, trace in elements.items():
@@ -559,6 +563,26 @@ class ExternalCalls:
                 items = list(atom.items)
                 items[position] = narrow(items[position])
                 atom = Tup(tuple(items))
+            out = out.join(Value.of(atom, trace))
+        return out
+
+    def kept_keys(self, predicate: Value, container: str,
+                  narrow: Callable[[Value], Value], elements: Value) -> Value:
+        """The keys ``filter(lambda n: is_real(outputs[n]), names)`` keeps: a constant key
+        under which every tensor the closed-over container may hold fails the test goes
+        (the others stay, and what the container holds under them is found as it is)."""
+        held = EMPTY
+        for atom in predicate:
+            captured = dict(atom.captured) if isinstance(atom, Closure) else {}
+            if container not in captured:
+                return elements  # a global or a name of the predicate's own
+            held = held.join(captured[container])
+        out = EMPTY
+        for atom, trace in elements.items():
+            if isinstance(atom, Str) and self.anchor is not None:
+                item = self.get_item(held, atom.text, self.anchor)
+                if item and not narrow(item) and all(isinstance(a, (Ten, Dev)) for a in item):
+                    continue
             out = out.join(Value.of(atom, trace))
         return out
 
