@@ -174,7 +174,7 @@ class Statements:
 
     def stmt_Assign(self, stmt: cst.Assign, state: State) -> State:
         test = stmt.value.test if isinstance(stmt.value, cst.IfExp) else None
-        if (test is not None and self.func is not None and not self.program.traced
+        if (test is not None and self.func is not None
                 and self.is_partitioning_test(test, state)):
             # `kind = "export" if is_capture(x) else "train"`: as the `if` statement it
             # is, each branch assigns in the state its test narrowed, and the two go on
