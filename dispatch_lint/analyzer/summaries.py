@@ -295,7 +295,7 @@ class Substitution:
         callee made belongs to this call's copy of it."""
         if slot[0] == "bk" and isinstance(slot[2], Sym):  # under a device's name
             slot = (*slot[:2], self.key(slot[2]))
-        if slot[0] in ("attr", "b", "bk", "len", "tail") and isinstance(slot[1], (Inst, Box)):
+        if slot[0] in ("attr", "b", "bk", "len", "tail", "ends") and isinstance(slot[1], (Inst, Box)):
             made = next(iter(self.atom(slot[1], None)))
             return (slot[0], made, *slot[2:])
         return slot

@@ -71,6 +71,8 @@ class Containers:
         if isinstance(key, Keys) or isinstance(key, int) and key < 0:
             key = None  # which of them is not known: the container's any-item slot
         for atom in obj:
+            if isinstance(atom, Box):
+                self.forget_ends(atom)
             if isinstance(atom, Box) and key is None and grows:
                 self.program.grow(atom)
                 # how many it holds is not known any more on this path (a callee's append,
@@ -178,6 +180,9 @@ class Containers:
             return join_all(self.box_content(box, k) for k in sorted(key))
         if isinstance(key, int) and not isinstance(key, bool) and key < 0:
             length = self.path_length(box)  # `stack[-1]` of a list this path knows
+            ends = self.ends_of(box) if length is None else None
+            if ends is not None:  # one of its known last items, else one of those before
+                return ends[1][key] if -key <= len(ends[1]) else ends[0]
             key = key + length if length is not None and key + length >= 0 else None
         program = self.program
         foreign = box.site.owner != self.site_owner
@@ -236,6 +241,34 @@ class Containers:
             if held is not None:
                 return held[0]
         return None
+
+    def note_ends(self, box: Box, front: Value, ends: Sequence[Value]) -> None:
+        """On this path the list ``box`` ends with the items ``ends``, in order, after items
+        that hold ``front``, how many is not known (``[f(x) for x in xs] + [last]``): a
+        negative index or a target after a starred one gets its own item."""
+        if self.path is not None and 0 < len(ends) <= MAX_UNROLLED:
+            self.path.view[("ends", box)] = (Value.of(Tup((front, *ends))), True)
+
+    def ends_of(self, box: Box) -> tuple[Value, tuple[Value, ...]] | None:
+        """What the items before the known last items of ``box`` hold, and those items (see
+        :meth:`note_ends`), when every way here made it so and nothing moved its items
+        since; else None."""
+        if self.path is None or not self.path.view or box.kind != "list":
+            return None
+        held = self.path.view.get(("ends", box))
+        if held is None or not held[1] or len(held[0]) != 1 or self.program.read(
+                ("shifted", box.site)) or self.program.read(("grown_elsewhere", box.site)):
+            return None
+        shape = next(iter(held[0]))
+        if not isinstance(shape, Tup) or len(shape.items) < 2:
+            return None
+        return shape.items[0], shape.items[1:]
+
+    def forget_ends(self, box: Box) -> None:
+        """Items were added to, removed from or written in ``box``: its last items are not
+        known any more (on this path, and on a caller's: a callee's write is handed back)."""
+        if self.path is not None and box.kind == "list" and ("ends", box) in self.path.view:
+            self.path.view[("ends", box)] = (EMPTY, True)
 
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
@@ -853,6 +886,9 @@ class Containers:
             for item_key, value in kwargs.items():
                 self.store_item(target, item_key, value.map_traces(step))
             return Value.of(Const(None))
+        if name in CONTAINER_MUTATORS or name in _REORDERING or name in (
+                "pop", "popleft", "clear"):
+            self.forget_ends(box)
         if name in ("insert", "pop") and box.kind == "list":
             moved = self.moved_in_place(box, name, args, node)
             if moved is not None:

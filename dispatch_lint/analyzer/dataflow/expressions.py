@@ -403,7 +403,11 @@ class Expressions:
             # it has a known length (`[head] + rest`), the right's too when it has one
             first, second = self.known_items(left), self.known_items(right)
             if first is None:
-                return self.box_of("list", node, self.elements(left).join(self.elements(right)))
+                front = self.elements(left)
+                made = self.box_of("list", node, front.join(self.elements(right)))
+                if second:  # the right's items are its last ones (`[... for ...] + [last]`)
+                    self.note_ends(next(iter(made)), front, second)
+                return made
             tail = [(len(first) + i, item) for i, item in enumerate(second)] \
                 if second is not None else [(None, self.elements(right))]
             made = self.filled_box("list", node, [*enumerate(first), *tail])

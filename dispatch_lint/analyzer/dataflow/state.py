@@ -11,7 +11,8 @@ from dispatch_lint.analyzer.values import Value, either_assumed
 #: A heap slot as a path sees it: ("g", file, name) a module global, ("attr", instance or
 #: class atom, name) a field, ("cell", function key, name) a ``nonlocal`` variable, ("b",
 #: container) what a container holds, ("bk", container, key) what it holds under a key,
-#: ("len", list) how many items a list the function made holds on the path.
+#: ("len", list) how many items a list the function made holds on the path, ("tail", list,
+#: start) what it holds from an index on, ("ends", list) its known last items.
 Slot = tuple[object, ...]
 
 

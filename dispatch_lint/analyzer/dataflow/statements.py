@@ -661,6 +661,10 @@ class Statements:
         # a list of known length unpacks item by item, as a tuple does
         shaped = {atom: self.known_items(Value.of(atom)) if isinstance(atom, Box) else (
             atom.items if isinstance(atom, Tup) else None) for atom in value}
+        # a list whose last items are known (`[...] + [last]`): the targets after the
+        # starred one get them, the starred one what is before them
+        ends = {atom: self.ends_of(atom) for atom in value
+                if star is not None and isinstance(atom, Box) and shaped[atom] is None}
         for index, element in enumerate(elements):
             part = EMPTY
             for atom, trace in value.items():
@@ -676,6 +680,14 @@ class Statements:
                         part = part.join(items[size - (count - index)])
                 elif isinstance(atom, Box) and (star is None or index < star):
                     part = part.join(self.box_content(atom, index))
+                elif (known := ends.get(atom)) is not None and count - star - 1 <= len(
+                        known[1]):
+                    front, last = known
+                    if index == star:
+                        part = part.join(front.join(
+                            join_all(last[:len(last) - (count - star - 1)])))
+                    else:
+                        part = part.join(last[len(last) - (count - index)])
                 elif isinstance(atom, Box) and index == star == count - 1 and (
                         tail := self.tail_of(atom, star)) is not None:
                     part = part.join(tail)  # `head, *rest = [head] + rest`
