@@ -119,7 +119,8 @@ class Summary:
     ret: Value
     events: tuple[Event, ...]
     #: heap writes through what the caller passes: (target, "attr:<name>" | "elem" |
-    #: ("item", key), value)
+    #: ("item", key), value); (target, "moved", nothing): the items of a list it passes
+    #: were removed or reordered
     effects: tuple[tuple[Value, object, Value], ...]
     #: what owns the sites of what it makes (the number the program gave its key)
     owner: object = None

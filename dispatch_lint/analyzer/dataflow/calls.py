@@ -19,7 +19,11 @@ import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_CONTEXTS, MAX_UNIT_WORK
 from dispatch_lint.analyzer.dataflow.conditions import is_something
-from dispatch_lint.analyzer.dataflow.containers import CONTAINER_MUTATORS, MAX_UNROLLED
+from dispatch_lint.analyzer.dataflow.containers import (
+    CONTAINER_MUTATORS,
+    LIST_MOVERS,
+    MAX_UNROLLED,
+)
 from dispatch_lint.analyzer.dataflow.state import Slot, State
 from dispatch_lint.analyzer.dataflow.views import CONSTRUCTORS, ViewContext
 from dispatch_lint.analyzer.events import Event
@@ -140,6 +144,11 @@ class Calls:
                 if isinstance(atom, Sym):
                     out = out.join(self.box_method_on_param(atom, trace, name, args, kwargs,
                                                             node))
+        if name in LIST_MOVERS:
+            # a caller's list whose items a callee removes or moves: replayed at each call
+            for atom, trace in tensors.items():
+                if isinstance(atom, Sym):
+                    self.keep_effect(Value.of(atom, trace), "moved", EMPTY)
         if tensors and name not in CONTAINER_MUTATORS:
             if name in dispatch.AUTODIFF_METHODS:
                 # what may also be a value the analysis does not know is not certainly a
@@ -520,6 +529,8 @@ class CallModel:
                     run.store_item(new_target, key, new_value)
                     if key is not None:
                         self._fill_made(run, subst, made, ("bk", key), new_value)
+            elif proj == "moved":
+                run.items_moved_by_callee(new_target)
             elif proj.startswith("attr:"):
                 run.store_attr(new_target, proj[5:], new_value,
                                initial=True if info.name in CONSTRUCTORS else None)

@@ -55,6 +55,8 @@ _REORDERING = frozenset({"remove", "sort", "reverse", "rotate"})
 
 #: Methods that take items out of a container.
 _REMOVERS = frozenset({"pop", "popleft", "popitem", "remove", "discard", "clear"})
+#: List methods that remove items or move them (see :meth:`Containers.moved_in_place`).
+LIST_MOVERS = _REORDERING | {"pop", "popleft", "clear"}
 
 #: Container methods that put their argument into the container.
 CONTAINER_MUTATORS = frozenset(
@@ -267,8 +269,18 @@ class Containers:
     def forget_ends(self, box: Box) -> None:
         """Items were added to, removed from or written in ``box``: its last items are not
         known any more (on this path, and on a caller's: a callee's write is handed back)."""
-        if self.path is not None and box.kind == "list" and ("ends", box) in self.path.view:
+        if self.path is not None and box.kind == "list" and (
+                ("ends", box) in self.path.view or box.site.owner != self.site_owner):
             self.path.view[("ends", box)] = (EMPTY, True)
+
+    def items_moved_by_callee(self, value: Value) -> None:
+        """A callee removed or reordered the items of the lists ``value`` holds (``pop()``,
+        ``sort()`` on its parameter): how many this path's lists hold and which their last
+        items are is not known any more."""
+        for atom in value:
+            if isinstance(atom, Box) and atom.kind == "list":
+                self.forget_ends(atom)
+                self.note_length(atom, None)
 
     def box_part(self, box: Box, value: Value) -> Value:
         """What a container made by this very run may hold: its symbolic atoms too (they mean
@@ -886,8 +898,7 @@ class Containers:
             for item_key, value in kwargs.items():
                 self.store_item(target, item_key, value.map_traces(step))
             return Value.of(Const(None))
-        if name in CONTAINER_MUTATORS or name in _REORDERING or name in (
-                "pop", "popleft", "clear"):
+        if name in CONTAINER_MUTATORS or name in LIST_MOVERS:
             self.forget_ends(box)
         if name in ("insert", "pop") and box.kind == "list":
             moved = self.moved_in_place(box, name, args, node)
