@@ -214,17 +214,11 @@ class Expressions:
         branches = []
         before = self.take_end()
         ends = []
-        outer = self.path.assumed if self.path is not None else None
         for branch_state, branch in ((true_state, node.body), (false_state, node.orelse)):
             if branch_state is not None:
                 # the sinks of a branch are reached on what its test assumed
-                if self.path is not None:
-                    self.path.assumed = branch_state.assumed
-                try:
+                with self.assuming(branch_state.assumed):
                     branches.append((branch_state, self.eval(branch, branch_state)))
-                finally:
-                    if self.path is not None:
-                        self.path.assumed = outer  # type: ignore[assignment]
                 ends.append(self.take_end())
         self.join_ends(before, ends)
         return branches
@@ -289,16 +283,12 @@ class Expressions:
         right_state = self.narrow(node.left, state.copy(), isinstance(node.operator, cst.And))
         if self.refuted(right_state):
             return left  # `not isinstance(t, Tracer) and ...` of a tracer
-        # the sinks of the right side are reached on what the left side assumed
-        outer = self.path.assumed if self.path is not None else None
-        if self.path is not None:
-            self.path.assumed = outer | right_state.assumed
-        try:
-            with self.may_not_run():  # `x or fail()`: the left side may decide alone
-                right = self.eval(node.right, right_state)
-        finally:
-            if self.path is not None:
-                self.path.assumed = outer
+        # the sinks of the right side are reached on what the left side assumed, and it
+        # may not run at all (`x or fail()`: the left side may decide alone)
+        assumed = self.path.assumed | right_state.assumed if self.path is not None else (
+            frozenset())
+        with self.assuming(assumed), self.may_not_run():
+            right = self.eval(node.right, right_state)
         return left.join(right)
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:

@@ -251,6 +251,20 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.diverged, self.raised_at = diverged, raised_at
 
     @contextmanager
+    def assuming(self, assumed: frozenset[Value]) -> Iterator[None]:
+        """Evaluate what follows on a path that assumed ``assumed`` (what a test on the way
+        there let through, see Conditions.assume): its sinks' events carry it."""
+        path = self.path
+        if path is None:
+            yield
+            return
+        outer, path.assumed = path.assumed, assumed
+        try:
+            yield
+        finally:
+            path.assumed = outer
+
+    @contextmanager
     def may_not_run(self) -> Iterator[None]:
         """Evaluate what may not run at all (the right side of ``and``/``or``, the element
         of a comprehension over what may be empty): a raise in it does not end the path."""

@@ -9,6 +9,7 @@ Branches fork the state and join it; loops iterate to a fixpoint; paths that end
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import takewhile
 
 import libcst as cst
 
@@ -135,11 +136,9 @@ class Statements:
                 # the next `if`: what they chose (`spec = ""` for a capture tensor) stays
                 # with what they tested where it is used
                 branches, self.split_states = self.split_states, None
-                window = list(statements[index:index + _SPLIT_WINDOW])
-                for position, later in enumerate(window):
-                    if isinstance(later, cst.If):
-                        del window[position:]  # the next test splits the joined state anew
-                        break
+                # (the next test splits the joined state anew)
+                window = list(takewhile(lambda later: not isinstance(later, cst.If),
+                                        statements[index:index + _SPLIT_WINDOW]))
                 if window and self.raised_at is not stmt and not self.diverged:
                     state = join_states([self.run_block(window, branch)
                                          for branch in branches])
