@@ -150,6 +150,10 @@ class Summary:
     none_tests: frozenset[int] = frozenset()
     #: the key of the unit that made it (its function, closure, receiver and context)
     key: object = None
+    #: when some `return` is on a path that tested a parameter (``return "" if
+    #: t.is_capture else ".3f"``): what each return gives, with what its path assumed (see
+    #: Conditions.assume); a call gets only the returns its arguments can reach
+    ret_parts: tuple[tuple[frozenset[Value], Value], ...] = ()
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
         """Containers the function (``owner``) makes and fills (every write to one is an
@@ -171,6 +175,7 @@ class Summary:
             frozenset(self.view_out),
             self.reads,
             self.none_tests,
+            self.ret_parts,
         )
 
 
@@ -310,6 +315,14 @@ class Substitution:
         if len(names) == 1 and isinstance(names[0], (Str, Sym)):
             return names[0].text if isinstance(names[0], Str) else names[0]
         return UNKNOWN
+
+    def returned(self, summary: Summary) -> Value:
+        """What the call returns: the callee's returns on the paths its arguments can take."""
+        if not summary.ret_parts:
+            return self.value(summary.ret)
+        reached = [value for assumed, value in summary.ret_parts
+                   if not any(self.refutes(a) for a in assumed)]
+        return self.value(join_all(reached)) if reached else self.value(summary.ret)
 
     def refutes(self, assumption: Value) -> bool:
         """Whether what this call passes leaves nothing through the test that narrowed a

@@ -566,7 +566,7 @@ class CallModel:
             # carried on (`w = model.w.require_grad()` returned and used again)
             ret = Value.of(UNKNOWN)
         else:
-            ret = subst.value(summary.ret)
+            ret = subst.returned(summary)
         for atom in ret:
             if isinstance(atom, Box) and atom.kind == "gen":
                 run.generators[atom] = (info, closure)  # what `send` runs again

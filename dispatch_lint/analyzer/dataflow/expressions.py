@@ -110,11 +110,18 @@ class Expressions:
                     pieces.append(atom.text if isinstance(atom, Str) else str(atom.value))
                 else:
                     pieces = None
+                spec_is_empty = True  # `{v:{spec}}` where every spec may only be ""
                 for spec_part in part.format_spec or ():
                     if isinstance(spec_part, cst.FormattedStringExpression):
-                        self.eval(spec_part.expression, state)  # `{v:{width}}`: its calls run
+                        # `{v:{width}}`: its calls run
+                        spec = self.eval(spec_part.expression, state)
+                        spec_is_empty = spec_is_empty and spec_part.conversion is None and \
+                            bool(spec) and all(a == Str("") for a in spec)
+                    elif spec_part.value:
+                        spec_is_empty = False
                 # with a conversion (`{t!r:>10}`) the spec formats the text str/repr gave
-                if part.format_spec and part.conversion is None and has_tensor(value):
+                if part.format_spec and not spec_is_empty and part.conversion is None \
+                        and has_tensor(value):
                     self.emit("read", (value,), "format", part,
                               "formatted with a format spec: `{code}`")
         if pieces is not None and "{" not in "".join(pieces) and "}" not in "".join(pieces):

@@ -898,13 +898,18 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
         else:
             end = run.run_block(info.node.body.body, state)
         ret = run.returns
+        parts = run.return_parts
         if end is not None:
             ret = ret.join(Value.of(UNKNOWN))
+            parts.append((end.assumed, Value.of(UNKNOWN)))
             run.note_exit(end, None)
         if run.yielded:
             # a call makes a generator (one per call); iterating it gives what it yields
             ret = run.box_of("gen", info.node, run.returns)
             run.returned = True  # making a generator never raises
+            parts = []
+        if not any(assumed for assumed, _ in parts):
+            parts = []
         if self_cls is None and info.name in CONSTRUCTORS:
             run.flush_built_fields()  # no caller replays it: the class's instances at large
         guards = run.exit_guards
@@ -922,7 +927,8 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                        view_out=tuple((slot, value, must) for slot, (value, must)
                                       in written.items()),
                        reads=frozenset(run.slot_reads),
-                       none_tests=frozenset(run.none_tests), key=key)
+                       none_tests=frozenset(run.none_tests), key=key,
+                       ret_parts=tuple(parts))
 
     def _entry_view(self, info: FuncInfo, view: ViewContext) -> dict[Slot, tuple[Value, bool]]:
         """What a caller's path had written to the slots ``info`` reads, by slot."""

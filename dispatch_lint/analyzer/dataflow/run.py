@@ -129,6 +129,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: caller sees it through the effect): a later read of that key here gives it too
         self.param_items: dict[tuple[Sym, object], Value] = {}
         self.returns: Value = EMPTY
+        #: what each `return` gave with what its path assumed of the caller's values (see
+        #: Summary.ret_parts); None once a return's path assumed nothing
+        self.return_parts: list[tuple[frozenset[Value], Value]] = []
         #: some path reached a `return` (or a `yield`: calling a generator function returns)
         self.returned = False
         #: the body yields: calling the function makes a generator

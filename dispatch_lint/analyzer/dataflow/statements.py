@@ -223,8 +223,17 @@ class Statements:
     def stmt_Return(self, stmt: cst.Return, state: State) -> None:
         self.returned = True
         if stmt.value is not None:
-            value = self.eval(stmt.value, state)
-            self.returns = self.returns.join(value.map_traces(self.step(stmt, "returned")))
+            returned = self.step(stmt, "returned")
+            if isinstance(stmt.value, cst.IfExp) and not self.program.traced:
+                # `return a if is_capture(t) else b`: each branch returns on its own path
+                parts = [(branch_state.assumed, value)
+                         for branch_state, value in self.if_branches(stmt.value, state)]
+            else:
+                parts = [(state.assumed, self.eval(stmt.value, state))]
+            for assumed, value in parts:
+                value = value.map_traces(returned)
+                self.returns = self.returns.join(value)
+                self.return_parts.append((assumed, value))
         # the exit's view is the path's after the value: what a call in it writes (a global
         # it rebinds, a field of `self`) is seen by the caller after the call
         self.note_exit(state, stmt.value)
