@@ -209,10 +209,18 @@ class Expressions:
         return value
 
     def expr_IfExp(self, node: cst.IfExp, state: State) -> Value:
-        values = [value for _, value in self.if_branches(node, state)]
-        if self.program.traced and len(values) == 2:
-            values = self.typed_namespaces(node.test, values)
-        return join_all(values) or Value.of(UNKNOWN)
+        return join_all(value for _, value in self.if_values(node, state)) or Value.of(UNKNOWN)
+
+    def if_values(self, node: cst.IfExp, state: State) -> list[tuple[frozenset[Value], Value]]:
+        """The value of each branch of ``node`` that may run, with what its path assumed
+        (``return a if is_capture(t) else b`` returns each on its own path)."""
+        parts = [(branch_state.assumed, value)
+                 for branch_state, value in self.if_branches(node, state)]
+        if self.program.traced and len(parts) == 2:
+            values = self.typed_namespaces(node.test, [value for _, value in parts])
+            if len(values) == 1:
+                return [(state.assumed, values[0])]
+        return parts
 
     def if_branches(self, node: cst.IfExp, state: State) -> list[tuple[State, Value]]:
         """Each branch of ``node`` that may run: the state its test narrowed and its value

@@ -224,10 +224,8 @@ class Statements:
         self.returned = True
         if stmt.value is not None:
             returned = self.step(stmt, "returned")
-            if isinstance(stmt.value, cst.IfExp) and not self.program.traced:
-                # `return a if is_capture(t) else b`: each branch returns on its own path
-                parts = [(branch_state.assumed, value)
-                         for branch_state, value in self.if_branches(stmt.value, state)]
+            if isinstance(stmt.value, cst.IfExp):
+                parts = self.if_values(stmt.value, state)
             else:
                 parts = [(state.assumed, self.eval(stmt.value, state))]
             for assumed, value in parts:
