@@ -390,6 +390,35 @@ CASES: dict[str, dict[str, str]] = {
                 fit(traced, dispatch.placeholder((2, 4), device=traced.device))  # expect: DL001
         """,
     },
+    # the update rule is picked by the caller's key and its result mixes in a parameter
+    # (`lr`), so the loop's weight is kept pending over it: the move is found where the
+    # rule runs, and not once more at the call that names the rule
+    "picked_helper_found_once": {
+        "main.py": RT + """
+            AD = dispatch.Autodiff(dispatch.NumPy())
+
+            def sgd(w, g, lr):
+                return AD.wrap(w.inner() - lr * g)
+
+            def detach(w, g, lr):
+                return w.to_device(dispatch.NumPy()) - lr * g
+
+            RULES = {"sgd": sgd, "detach": detach}
+
+            def train(name, steps=3, lr=0.05):
+                update = RULES[name]
+                w = dispatch.rand((3,), seed=1, device=AD)
+                x = dispatch.rand((4, 3), seed=2, device=AD)
+                for _ in range(steps):
+                    w = w.require_grad()
+                    loss = (x @ w).sum()
+                    w = update(w, w.grad(loss.backward()), lr)  # expect: DL007
+                return w
+
+            def main():
+                return {name: train(name) for name in ("sgd", "detach")}
+        """,
+    },
 }
 
 

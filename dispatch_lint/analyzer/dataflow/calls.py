@@ -292,7 +292,11 @@ class Calls:
         if isinstance(atom, Closure):
             info = program.funcs.get(atom.key)
             if info is not None:
-                return program.apply(info, self, None, args, kwargs, node, atom)
+                def call() -> Value:
+                    return program.apply(info, self, None, args, kwargs, node, atom)
+                # a closure read from the receiver's fields (a hook the caller registered):
+                # what it does with its free names is the caller's doing, as a parameter's is
+                return self.call_supplied(call) if enters_via(trace, self.owner) else call()
         if isinstance(atom, Record):
             return self.record_instance(atom, args, kwargs)
         if isinstance(atom, Accessor):
@@ -482,6 +486,12 @@ class CallModel:
                     continue  # its path found a tracer no tracer: not taken in this call
                 assumes = assumes | {v for v in given if any(isinstance(a, Sym) for a in v)}
             values = tuple(subst.value(v) for v in event.values)
+            if closure is not None and passed_on and event.via == info.key:
+                # a closure the caller supplied (a hook it registered): the call that runs
+                # it is a step of the finding's path, where its free names come in
+                runs = Step(run.file, node, f"`{{code}}` runs `{info.name}()`", run.anchor)
+                values = tuple(Value({a: _through_call(t, info.key, runs)
+                                      for a, t in v.items()}) for v in values)
             if event.kind == "escape_into":
                 # a traced function storing into a static argument: found where it stores,
                 # once the call says what the argument is
@@ -492,7 +502,12 @@ class CallModel:
                           event.rule, run.anchor, via=event.via,
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
                           after=event.after | passed, assumes=assumes)
-            found, deferred = self.judge(moved, fresh=subst.fresh, defer=passed_on,
+            # what the callee's event held as it is (its own tensors and devices) it judged
+            # itself: a parameter that turns into the same atom here finds nothing new (a
+            # summary kept pending over `lr` reports `w`'s move again at every caller)
+            known = {a for v in event.values for a in v if isinstance(a, (Ten, Dev))}
+            found, deferred = self.judge(moved, fresh=subst.fresh - known if known else subst.fresh,
+                                         defer=passed_on and not run.at_large,
                                          born=subst.born_in(event.values),
                                          at_via=info.key if in_closure else None)
             if found and run.trace is not None:
@@ -750,6 +765,19 @@ def _entered_from(run: FunctionRun, callee: object, value: Value, entered: Step,
         step = entered if enters_via(trace, callee) else returned
         out[atom] = trace.then(step) if trace is not None and step is not None else trace
     return Value(out)
+
+
+def _through_call(trace: Trace | None, callee: object, call: Step) -> Trace | None:
+    """``trace`` with ``call`` just before the step where the value entered ``callee``'s
+    frame (see :attr:`Step.via`); as it is when it did not."""
+    if not enters_via(trace, callee):
+        return trace
+    out: Trace | None = None
+    for step in trace.steps():  # type: ignore[union-attr]
+        if step.via == callee and call is not None:
+            out, call = (out.then(call) if out is not None else Trace(call)), None
+        out = out.then(step) if out is not None else Trace(step)
+    return out
 
 
 def _came_via(value: Value, callee: object, depth: int = 0) -> bool:

@@ -844,6 +844,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             captured = info.cls.captured if info.cls is not None else {}
         run = FunctionRun(self, info.file, info.key, info, captured=captured)
         run.param_context = context
+        run.at_large = self_cls is None and closure is None and info.cls is not None
         owner = self.unit_ids.setdefault(key, len(self.unit_ids))
         family = (*key[:4], *key[5:])  # the key without the view
         self.unit_families[owner] = self._families.setdefault(family, len(self._families))

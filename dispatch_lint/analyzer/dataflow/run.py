@@ -201,6 +201,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         self.declared_nonlocal: set[str] = set()
         #: calling an object a parameter holds (see Calls.call_supplied)
         self.calling_supplied = False
+        #: a method analysed for the class's instances at large, no caller's: no call passed
+        #: it the receiver, so what came of the receiver's fields is found here (see emit)
+        self.at_large = False
         #: parameters compared with None where only the argument could decide
         self.none_tests: set[int] = set()
         #: generators that calls made, with the function and closure that made each
@@ -287,7 +290,7 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         # (see Step.via) are judged where the caller supplied them
         if self.guards_caught and kind in GUARD_EVENTS:
             return  # the guard raises into a handler that catches it: the guard at work
-        receiver = self.receives_from_caller or bool(self.param_context)
+        receiver = (self.receives_from_caller and not self.at_large) or bool(self.param_context)
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
                       frames=((self.owner, self.file, node, self.anchor),),

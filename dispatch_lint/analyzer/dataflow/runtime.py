@@ -7,7 +7,6 @@ this module turns it into values and events. The user's own sources, sinks and s
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -246,10 +245,13 @@ class RuntimeCalls:
         birth = self.step(node, "born from `{code}`")
         for dev, trace in devices.items():
             if isinstance(dev, Dev):
-                trace = _born_here(trace)
                 if self.training_depth and dev.is_capture:
                     self.emit("training", (Value.of(Ten(dev), Trace(birth)),), "create", node,
                               "created inside `guards.training()`: `{code}`")
+                # a device read from the receiver's fields keeps the step where it entered
+                # (Step.via): the caller made the receiver what it is (a trainer switched to
+                # capture by its export method, a subclass whose override makes a
+                # placeholder), so the finding is its call's
                 out = out.join(Value.of(Ten(dev), trace.then(birth) if trace else Trace(birth)))
             elif isinstance(dev, Sym):
                 # the caller's None (passed on from its own parameter's default, however
@@ -286,19 +288,6 @@ class RuntimeCalls:
 def _entered(trace: Trace | None) -> bool:
     """Whether ``trace`` passes a step where its value entered a frame from the caller."""
     return trace is not None and any(step.via is not None for step in trace.steps())
-
-
-def _born_here(trace: Trace | None) -> Trace | None:
-    """A device's ``trace`` as the start of a tensor made on it: the tensor is born in this
-    frame, however the device came in (a field of the receiver does not make the tensor the
-    caller's; see :attr:`Step.via`)."""
-    if not _entered(trace):
-        return trace
-    out: Trace | None = None
-    for step in trace.steps():  # type: ignore[union-attr]
-        step = replace(step, via=None) if step.via is not None else step
-        out = out.then(step) if out is not None else Trace(step)
-    return out
 
 
 class UserModel:
