@@ -652,6 +652,25 @@ class Containers:
                 kept.append(inner)
         return kept
 
+    def range_items(self, iterable: cst.BaseExpression, state: State) -> tuple[Value, ...] | None:
+        """The numbers of ``range(...)`` over integer literals (``range(3)``, ``range(1, 4)``)
+        when there are at most :data:`MAX_UNROLLED` of them and at least one, else None: a loop
+        over them is unrolled as one over a known tuple is (``if step == 0:`` then tells the
+        first round from the others, and a branch no round takes is never run)."""
+        if not (isinstance(iterable, cst.Call) and 1 <= len(iterable.args) <= 3
+                and all(a.keyword is None and not a.star for a in iterable.args)):
+            return None
+        bounds = [integer_literal(a.value) for a in iterable.args]
+        if None in bounds or (len(bounds) == 3 and bounds[2] == 0):
+            return None
+        numbers = range(*bounds)  # type: ignore[arg-type]
+        if not 0 < len(numbers) <= MAX_UNROLLED:
+            return None
+        func = self.eval_quiet(iterable.func, state)
+        if len(func) != 1 or next(iter(func)) != Ref("builtins.range"):
+            return None
+        return tuple(Value.of(Const(n)) for n in numbers)
+
     def note_range_length(self, box: Box, iterable: cst.BaseExpression, state: State) -> None:
         """``[f(i) for i in range(n)]`` holds ``n`` items on this path, also when ``n`` is a
         parameter: the caller's literal then says how many its copy holds (a layer stack a
