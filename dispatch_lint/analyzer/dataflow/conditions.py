@@ -194,10 +194,7 @@ class Conditions:
                     narrowing = narrow_capture if dataless else narrow_not_capture
                     state.env[name] = narrowing(value)
                     self.assume(state, state.env[name])
-                    if value and not state.env[name] and all(
-                            isinstance(a, (Ten, Dev)) for a in value):
-                        # every tensor it may be fails the test: the branch is not taken
-                        state.assumed = state.assumed | {EMPTY}
+                    _refute_if_none_pass(state, value, state.env[name])
                     if isinstance(subject, cst.Attribute):
                         self.narrow_owners(subject, narrowing, state)
                         self.narrow_field(subject, state.env[name], state)
@@ -211,7 +208,9 @@ class Conditions:
         subject = self.autodiff_class_test(test, state)
         if subject is not None:
             # `isinstance(device, dispatch.Autodiff)`: an autodiff device, or not one
-            state.env[subject] = self.only_autodiff(state.env[subject], truth)
+            value = state.env[subject]
+            state.env[subject] = self.only_autodiff(value, truth)
+            _refute_if_none_pass(state, value, state.env[subject])
             return state
         if isinstance(test, cst.Attribute) and test.attr.value == "is_autodiff":
             subject = _device_of(test.value, state) or _subject(test.value)
@@ -220,6 +219,7 @@ class Conditions:
                 value = state.env[name] if name in state.env else self.eval_quiet(subject, state)
                 state.env[name] = self.only_autodiff(value, truth)
                 self.assume(state, state.env[name])
+                _refute_if_none_pass(state, value, state.env[name])
         return state
 
     def narrow_field(self, subject: cst.Attribute, narrowed: Value, state: State) -> None:
@@ -872,3 +872,12 @@ def _reads_only(projections: tuple[object, ...]) -> bool:
     items, elements), with no conversion or operation among them."""
     return all(isinstance(p, str) or (isinstance(p, tuple) and p[0] in ("item", "get", "getor"))
                for p in projections)
+
+
+def _refute_if_none_pass(state: State, value: Value, narrowed: Value) -> None:
+    """Every tensor or device ``value`` may be fails the test that narrowed it to
+    ``narrowed``: the branch is not taken (also as one side of ``and``, where the test's own
+    truth is not known: `if lr > 0 and dev.is_autodiff:` with `dev` a NumPy device)."""
+    if value and all(isinstance(a, (Ten, Dev)) for a in value) and not any(
+            isinstance(a, (Ten, Dev)) for a in narrowed):
+        state.assumed = state.assumed | {EMPTY}
