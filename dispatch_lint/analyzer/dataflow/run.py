@@ -154,6 +154,8 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: the states a capture test's branches ended in, for run_block to go on from each
         #: for a few statements (set by stmt_If)
         self.split_states: list[State] | None = None
+        #: the split is an unpacking's alternatives (see Statements.partitioned_tuples)
+        self.split_unpacked = False
         #: the item of each unrolled loop or comprehension being run, outermost first: a
         #: capture device made there is another device in each item (see make_device)
         self.iteration: tuple[int, ...] = ()

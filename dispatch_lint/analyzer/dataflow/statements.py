@@ -46,6 +46,8 @@ from dispatch_lint.analyzer.values import (
 #: How many statements after a capture test its two branches run apart (see run_block):
 #: a choice made by the test (a format, a device) is used right after it
 _SPLIT_WINDOW = 3
+#: At most this many tuples an unpacking's alternatives go on apart for (see partitioned_tuples)
+_MAX_SPLIT = 4
 #: The expressions that may iterate over local names' items (see note_item_alias).
 _ITEM_EXPRESSIONS = frozenset({cst.Call, cst.BinaryOperation, cst.Tuple, cst.List, cst.Set})
 
@@ -136,9 +138,13 @@ class Statements:
                 # the next `if`: what they chose (`spec = ""` for a capture tensor) stays
                 # with what they tested where it is used
                 branches, self.split_states = self.split_states, None
-                # (the next test splits the joined state anew)
-                window = list(takewhile(lambda later: not isinstance(later, cst.If),
-                                        statements[index:index + _SPLIT_WINDOW]))
+                # (the next test splits the joined state anew; the pairs an unpacking kept
+                # apart go on through it: `if is_capture(loss): continue` tests one of each)
+                window = statements[index:index + _SPLIT_WINDOW]
+                if not self.split_unpacked:
+                    window = list(takewhile(lambda later: not isinstance(later, cst.If),
+                                            window))
+                self.split_unpacked = False
                 if window and self.raised_at is not stmt and not self.diverged:
                     state = join_states([self.run_block(window, branch)
                                          for branch in branches])
@@ -184,11 +190,42 @@ class Statements:
                     self.assign(target.target, value, branch_state, stmt.value)
             if len(branches) == 2:
                 self.split_states = [branch_state for branch_state, _ in branches]
+                self.split_unpacked = False
             return join_states([branch_state for branch_state, _ in branches]) or state
         value = self.eval(stmt.value, state)
+        alternatives = self.partitioned_tuples(stmt, value)
+        if alternatives is not None:
+            # `loss, param = queue.pop(0)` of pairs some of which hold a capture tensor: each
+            # pair's items go on together for a few statements (see run_block), so a sink
+            # that raises for the capture pair's loss leaves the other pairs' params alone
+            branches = []
+            for atom, trace in alternatives.items():
+                branch_state = state.copy()
+                self.assign(stmt.targets[0].target, Value.of(atom, trace), branch_state,
+                            stmt.value)
+                branches.append(branch_state)
+            self.split_states, self.split_unpacked = branches, True
+            return join_states(branches) or state
         for target in stmt.targets:
             self.assign(target.target, value, state, stmt.value)
         return state
+
+    def partitioned_tuples(self, stmt: cst.Assign, value: Value) -> Value | None:
+        """``value`` when ``stmt`` unpacks it into names and it is a few tuples of that many
+        items, some holding a capture tensor and some none: alternatives whose items belong
+        together; else None."""
+        if self.func is None or len(stmt.targets) != 1 or not 2 <= len(value) <= _MAX_SPLIT:
+            return None
+        target = stmt.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or not all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+                for e in target.elements):
+            return None
+        width = len(target.elements)
+        if not all(isinstance(a, Tup) and len(a.items) == width for a in value):
+            return None
+        holds = [any(narrow_capture(item) for item in atom.items) for atom in value]
+        return value if any(holds) and not all(holds) else None
 
     def stmt_AnnAssign(self, stmt: cst.AnnAssign, state: State) -> State:
         if stmt.value is not None:
@@ -335,7 +372,7 @@ class Statements:
             after_false = self.run_block(stmt.orelse.body.body, false_state)
         if (after_true is not None and after_false is not None and self.func is not None
                 and self.is_partitioning_test(stmt.test, state)):
-            self.split_states = [after_true, after_false]
+            self.split_states, self.split_unpacked = [after_true, after_false], False
         return join_states([after_true, after_false])
 
     def is_partitioning_test(self, test: cst.BaseExpression, state: State) -> bool:
