@@ -298,7 +298,10 @@ class Containers:
         return False
 
     def new_box(self, kind: str, node: cst.CSTNode) -> Box:
-        box = Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner)))
+        # each item of an unrolled loop makes a container of its own, as it makes a capture
+        # device of its own (`table[stage] = [ones(..., device=dev)]` for each stage)
+        context = tuple(-1 - i for i in self.iteration)
+        box = Box(kind, self.program.bounded(Site(self.file, id(node), self.site_owner, context)))
         self.made.add(box)
         return box
 
