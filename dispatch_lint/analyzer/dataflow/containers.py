@@ -609,8 +609,10 @@ class Containers:
         item kept (``preds[0] + preds[1]`` of two models' predictions compares the two, not
         their join); None for other forms (nested loops, ``async for``)."""
         for_in = node.for_in
-        if for_in.inner_for_in is not None or for_in.asynchronous is not None:
+        if for_in.asynchronous is not None:
             return None
+        if for_in.inner_for_in is not None:
+            return self.unrolled_nested_comprehension(node, state)
         iterable = self.eval(for_in.iter, state)
         kept = self.unrolled_states(for_in, iterable, state)
         if kept is None:
@@ -628,6 +630,29 @@ class Containers:
             return made
         made = []
         for index, inner in enumerate(kept):  # each item runs
+            with self.in_item(index):
+                made.append(self.eval(node.elt, inner))
+        return self.list_of(node, made)
+
+    def unrolled_nested_comprehension(self, node: cst.ListComp, state: State) -> Value | None:
+        """``[t for ts in groups for t in ts]`` where every loop goes over known items (for
+        each item of the loops around it) and every test is decided, at most
+        :data:`MAX_UNROLLED` items in all: a list of them in order, each made in its own
+        item; None otherwise (the general form then joins them)."""
+        states = [state]
+        level: cst.CompFor | None = node.for_in
+        while level is not None:
+            if level.asynchronous is not None:
+                return None
+            deeper: list[State] = []
+            for outer in states:
+                kept = self.unrolled_states(level, self.eval(level.iter, outer), outer)
+                if kept is None or len(deeper) + len(kept) > MAX_UNROLLED:
+                    return None
+                deeper.extend(kept)
+            states, level = deeper, level.inner_for_in
+        made = []
+        for index, inner in enumerate(states):
             with self.in_item(index):
                 made.append(self.eval(node.elt, inner))
         return self.list_of(node, made)
@@ -963,6 +988,9 @@ class Containers:
             content = self.box_content(box, None)
             return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN), content))))
         if name == "values" and box.kind == "dict":  # a view of what it holds
+            pairs = self.known_pairs(box)
+            if pairs is not None:  # in the order of its keys, each key's own
+                return self.list_of(node, [next(iter(pair)).items[1] for pair in pairs])
             return self.box_of("list", node, self.box_content(box, None) or Value.of(UNKNOWN))
         if name in ("values", "copy"):
             return target
@@ -1060,7 +1088,8 @@ class Containers:
     def known_pairs(self, box: Box) -> list[Value] | None:
         """``(key, value)`` for each key the dict ``box`` holds on this path, when its keys
         are known (see :meth:`Program.known_keys`) and few."""
-        keys = self.program.known_keys(box)
+        # in the order iterating the dict gives, when known (its literal's); else sorted
+        keys = self.program.key_order(box) or self.program.known_keys(box)
         if keys is None or len(keys) > MAX_UNROLLED:
             return None
         pairs = []
