@@ -6,8 +6,9 @@ operands' device; formatting with a spec reads a tensor's data (DL003).
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -48,6 +49,8 @@ _TRACER_KEEPS = _TRACER_FILTERS | {"iter", "elem", "operand"}
 _MAX_CONCATENATIONS = 4
 #: The longest string a concatenation is followed to (device names, config keys are short).
 _MAX_STRING = 80
+#: Integers computed from known counts stay below this (larger: unknown, as before)
+_MAX_COUNT = 1 << 16
 
 
 class Expressions:
@@ -350,6 +353,11 @@ class Expressions:
         """A tensor operation between two values: a ``binop`` event and the result tensor."""
         if op == "+" and (text := self.concatenated(left, right, node)) is not None:
             return text
+        if isinstance(node, cst.BinaryOperation):
+            counted = _integer_arithmetic(_literal_or(node.left, self.constants(left)),
+                                          _literal_or(node.right, self.constants(right)), op)
+            if counted is not None:
+                return counted
         lefts, rights = left.filter(is_tensorish), right.filter(is_tensorish)
         tensors = lefts.join(rights)
         if not self.program.devices:
@@ -500,3 +508,29 @@ def _may_be_tensor(operand: cst.CSTNode | None, value: Value) -> bool:
     if isinstance(operand, cst.UnaryOperation):
         operand = operand.expression
     return not isinstance(operand, (cst.Integer, cst.Float, cst.Imaginary))
+
+
+#: Integer operations on known counts and indices (``len(items) - 1``, ``step + 1``)
+_INTEGER_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul,
+    "//": operator.floordiv, "%": operator.mod,
+}
+
+
+def _literal_or(operand: cst.BaseExpression, value: Value) -> Value:
+    """An integer literal operand as the number it is (literals evaluate to unknown)."""
+    literal = integer_literal(operand)
+    return Value.of(Const(literal)) if literal is not None else value
+
+
+def _integer_arithmetic(left: Value, right: Value, op: str) -> Value | None:
+    """``a op b`` of two known small integers (flags are Const too: never a bool), else None."""
+    func = _INTEGER_OPS.get(op)
+    if func is None or len(left) != 1 or len(right) != 1:
+        return None
+    a, b = next(iter(left)), next(iter(right))
+    if not (isinstance(a, Const) and isinstance(b, Const) and type(a.value) is int
+            and type(b.value) is int) or (op in ("//", "%") and b.value == 0):
+        return None
+    result = func(a.value, b.value)
+    return Value.of(Const(result)) if abs(result) <= _MAX_COUNT else None

@@ -117,6 +117,9 @@ class ExternalCalls:
                 return made
             if name == "next" and args:
                 return self.elements(args[0]) or Value.of(UNKNOWN)
+            if name == "len" and len(args) == 1 and not kwargs:
+                items = self.known_items(args[0])  # `i == len(stages) - 1` tells the last
+                return Value.of(Const(len(items)) if items is not None else UNKNOWN)
             if name == "enumerate" and args:
                 items = self.known_items(args[0])
                 if items is not None and len(args) == 1 and not kwargs:
