@@ -27,7 +27,7 @@ class CaptureToDevice(Rule):
     """
 
     spec = rule("DL002")
-    events = frozenset({"move", "user_sink"})
+    events = frozenset({"move", "lift", "user_sink"})
     VALID = (
         "from dispatch_lint import runtime as dispatch\n"
         "cap = dispatch.Capture()\n"
@@ -57,12 +57,14 @@ class CaptureToDevice(Rule):
     @classmethod
     def check(cls, event: Event) -> Iterator[Hit]:
         yield from cls.user_sink_hits(event)
-        if event.kind != "move":
+        if event.kind not in ("move", "lift"):
             return
         tensors, target = event.values
         for atom, trace in capture_tensors(tensors):
             for dev, _ in devices(target):
-                if dev != atom.dev:
+                # `Autodiff(cap).wrap(t)` lifts a tensor of `cap` onto autodiff over it
+                lifts_own = event.kind == "lift" and dev.inner == atom.dev
+                if dev != atom.dev and not lifts_own:
                     yield Hit(cls.spec.id, (atom,), trace_to_sink(trace, event),
                               f"a capture tensor on {atom.dev.describe()} is moved to "
                               f"{dev.describe()}")

@@ -250,6 +250,13 @@ class Calls:
             return self.real_result(kwargs.get("device", args[1] if len(args) > 1 else None),
                                     node)
         if isinstance(atom, Dev) and name in ("wrap", "from_inner") and atom.is_autodiff:
+            # a capture tensor lifts only onto Autodiff over its own capture device: onto any
+            # other it is moved off its device (the runtime's CaptureTransferError, DL002)
+            lifted = (args[0] if args else EMPTY).filter(
+                lambda a: isinstance(a, Sym) or isinstance(a, Ten) and a.dev.is_capture)
+            if lifted:
+                self.emit("lift", (lifted, Value.of(atom, trace)), name, node,
+                          "lifted by `{code}`")
             return Value.of(Ten(atom), trace)
         if isinstance(atom, Box) and atom.kind == "dispatch" and name == "register":
             return self.call_dispatcher(Box("registrar", atom.site), args, kwargs, node)

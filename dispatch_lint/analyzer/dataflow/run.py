@@ -73,7 +73,7 @@ _CONSTANT_VALUES = {name: Value.of(Const(value))
 _BUILTINS: dict[str, Value] = {}
 
 #: Events at which the runtime raises when a rule is broken (a user's sink may not).
-_RAISING_EVENTS = frozenset({"autodiff", "move", "read", "autodiff_device", "binop",
+_RAISING_EVENTS = frozenset({"autodiff", "move", "lift", "read", "autodiff_device", "binop",
                              "no_capture", "training", "ensure_not_capture"})
 #: Rules whose runtime error is a warning outside strict mode: the program goes on.
 _WARNING_RULES = frozenset({"DL004"})
