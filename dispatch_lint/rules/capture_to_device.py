@@ -15,7 +15,8 @@ class CaptureToDevice(Rule):
     A capture tensor lives only in the graph of the capture device it was recorded on. Moving
     it to its own device is a no-op; moving it anywhere else (NumPy, Numba, an autodiff
     device, even another capture device) raises ``CaptureTransferError`` ("Cannot move a
-    tensor from a capture device"), and only that error.
+    tensor from a capture device"), and only that error. So does lifting it with
+    ``Autodiff(d).wrap(t)`` onto autodiff over any device but its own.
 
     Example::
 
@@ -40,6 +41,8 @@ class CaptureToDevice(Rule):
         "x = dispatch.placeholder((3,), name='x')\n"
         "out = dispatch.replay(x + 1.0, {'x': [1.0, 2.0, 3.0]})\n"
         "out.to_device(dispatch.Numba())\n",
+        "from dispatch_lint import runtime as dispatch\n"
+        "w = dispatch.Autodiff(dispatch.NumPy()).wrap(dispatch.ones((3,)))\n",
     )
     INVALID = (
         "from dispatch_lint import runtime as dispatch\n"
@@ -52,6 +55,9 @@ class CaptureToDevice(Rule):
         "def to_host(t):\n"
         "    return t.to_device(dispatch.NumPy())\n"
         "to_host(dispatch.placeholder((3,)))  # expect\n",
+        "from dispatch_lint import runtime as dispatch\n"
+        "x = dispatch.placeholder((3,), name='x')\n"
+        "w = dispatch.Autodiff(dispatch.NumPy()).wrap(x)  # expect\n",
     )
 
     @classmethod
