@@ -123,6 +123,11 @@ class Calls:
             known = self.string_method(receiver, name, args, kwargs, node)
             if known is not None:
                 return known
+        if name in _TABLE_VIEWS and not args and not kwargs and len(receiver) == 1 and (
+                isinstance(atom := next(iter(receiver)), Sym)):
+            table = self.constant_table_of(atom)
+            if table is not None:  # the caller's table of settings: its items, one by one
+                return self.box_method(table, name, args, kwargs, node)
         out = EMPTY
         tensors = receiver.filter(is_tensorish)
         if tensors and self.program.traced:
@@ -335,6 +340,17 @@ class Calls:
             return call()
         finally:
             self.calling_supplied = previous
+
+    def constant_table_of(self, atom: Sym) -> Box | None:
+        """The dict of settings (see CallModel._constant_table) the caller passed as the
+        parameter ``atom`` is, in this calling context; else None."""
+        if atom.owner != self.owner or atom.proj:
+            return None
+        passed = self.param_context.get(atom.param)
+        if passed is None or len(passed) != 1:
+            return None
+        table = next(iter(passed))
+        return table if isinstance(table, Box) and table.kind == "dict" else None
 
     def objects_of(self, atom: Sym, node: cst.CSTNode) -> Value:
         """The functions and objects of the checked tree a parameter holds in this calling
@@ -635,6 +651,10 @@ class CallModel:
                 context += ((index, Value.of(Tup(names))),)
             elif any(self._holds_flags(a) for a in value):
                 context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
+            elif self._constant_table(value):
+                # a table of settings (`{"features": (2, 3), "bias": (2, 1)}`): a loop over
+                # its items in the callee goes item by item, as over the caller's own
+                context += ((index, value),)
             kind = info.params[index].kind if index < len(info.params) else ""
             if kind == "star" and _tuple_items(value) is not None:
                 context += ((("shape", index), len(_tuple_items(value) or ())),)
@@ -664,6 +684,30 @@ class CallModel:
                for item in items):
             return items
         return None
+
+    def _constant_table(self, value: Value, depth: int = 0) -> bool:
+        """Whether ``value`` is one dict of at most MAX_UNROLLED known string keys, in a
+        known order, holding only settings: numbers, strings, flags, tuples and lists of
+        them, and such dicts (two levels deep at most); no tensor, device or parameter."""
+        if len(value) != 1 or depth > 1:
+            return False
+        box = next(iter(value))
+        if not isinstance(box, Box) or box.kind != "dict":
+            return False
+        keys = self.key_order(box)
+        if keys is None or len(keys) > MAX_UNROLLED:
+            return False
+        for key in keys:
+            for held in self.box_item(box, key):
+                if isinstance(held, Box) and held.kind == "dict":
+                    if not self._constant_table(Value.of(held), depth + 1):
+                        return False
+                elif isinstance(held, Box) and held.kind == "list":
+                    if not all(_is_setting(a) for a in self.box_item(held, None)):
+                        return False
+                elif not _is_setting(held):
+                    return False
+        return True
 
     def _holds_flags(self, atom: object) -> bool:
         """A dict with a constant under a constant key: such flags decide branches too."""
@@ -753,6 +797,8 @@ class GeneratorCall(NamedTuple):
 
 #: Method kinds whose first parameter is the instance the method is called on.
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
+#: What a loop takes of the table of settings a caller passed (see constant_table_of)
+_TABLE_VIEWS = frozenset({"items", "values", "keys"})
 
 
 def _entered_from(run: FunctionRun, callee: object, value: Value, entered: Step,
@@ -820,6 +866,13 @@ def _objects_within(value: Value, content: Callable[[Box], Value]) -> Value:
                 _decides_calls(a) for a in content(atom)):
             out[atom] = trace
     return Value(out)
+
+
+def _is_setting(atom: object) -> bool:
+    """A number, string or flag, or a tuple of them (a shape)."""
+    if isinstance(atom, Tup):
+        return all(_is_setting(a) for item in atom.items for a in item)
+    return isinstance(atom, (Const, Str, Unknown))
 
 
 def _tuple_items(value: Value) -> tuple[Value, ...] | None:
