@@ -345,6 +345,11 @@ class Containers:
         if sliced is not None:
             return sliced
         named = self.name_key(key_value) if key is None else None
+        if isinstance(key, str) and self.lacks_key(obj, key):
+            # `CONFIG["train"]["backend"]` of a dict that never holds the key: KeyError on
+            # every path (the `except KeyError:` fallback is what runs)
+            self.diverged = True
+            return Value.of(UNKNOWN)
         item = self.item(obj, key, node) if named is None else self.named_item(obj, named, node)
         if key is not None and key_value is not None and self.keyed_by_caller(key_value):
             # the caller's key picked it: a finding it decides is the caller's
@@ -355,6 +360,19 @@ class Containers:
         if picked is not None:  # `TABLE[mode]["device"]`: what the caller's key picked
             return self.picked_by_caller(item, picked)
         return item
+
+    def lacks_key(self, obj: Value, key: str) -> bool:
+        """Whether every dict ``obj`` may be certainly lacks the string ``key``: all its keys
+        are known (see Program.known_keys) and ``key`` is none of them."""
+        if not obj:
+            return False
+        for atom in obj:
+            if not isinstance(atom, Box) or atom.kind != "dict":
+                return False
+            known = self.program.known_keys(atom)
+            if known is None or key in known:
+                return False
+        return True
 
     def name_key(self, key: Value | None) -> tuple[Sym, ...] | None:
         """The parameters' device names ``key`` is (``cache[str(device)]``), else None."""
