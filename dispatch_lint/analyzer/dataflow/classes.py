@@ -294,7 +294,11 @@ class ClassModel:
             if where is not None:
                 entered = Step(run.file, where, f"read from `self.{name}`", run.anchor,
                                via=run.owner)
-                value = value.map_traces(entered)
+                # (an object held there, traced or not, says so too: its own fields came
+                # from the caller as well, `self.model.weight`)
+                value = Value({a: t.then(entered) if t is not None else (
+                    Trace(entered) if isinstance(a, Inst) else None)
+                    for a, t in value.items()})
                 for atom in value:
                     if isinstance(atom, Box):
                         run.via_boxes.setdefault(atom, entered)

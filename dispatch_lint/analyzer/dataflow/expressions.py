@@ -25,6 +25,7 @@ from dispatch_lint.analyzer.values import (
     Dev,
     Inst,
     Ref,
+    Step,
     Str,
     Sym,
     Ten,
@@ -34,6 +35,7 @@ from dispatch_lint.analyzer.values import (
     Unknown,
     Value,
     devices_clash,
+    enters_via,
     has_tensor,
     is_tensorish,
     join_all,
@@ -180,7 +182,14 @@ class Expressions:
             proj = "device" if name == "device" else "attr:" + name
             return self.project_sym(atom, trace, proj)
         if isinstance(atom, Inst):
-            return self.program.instance_attribute(atom, name, self, node)
+            value = self.program.instance_attribute(atom, name, self, node)
+            if node is not None and not self.receives(atom) and enters_via(trace, self.owner) \
+                    and is_data(value):
+                # a field of an object read from the receiver's fields (`self.model.weight`):
+                # the caller made the receiver what it is, as for the receiver's own fields
+                value = value.map_traces(Step(self.file, node, "read from `{code}`",
+                                              self.anchor, via=self.owner))
+            return value
         if isinstance(atom, Tup) and name in atom.names:  # a named tuple's field
             return atom.items[atom.names.index(name)]
         if isinstance(atom, Box) and atom.kind == "dispatch" and name == "register":
