@@ -154,6 +154,8 @@ class Calls:
             for atom, trace in tensors.items():
                 if isinstance(atom, Sym):
                     self.keep_effect(Value.of(atom, trace), "moved", EMPTY)
+        # a parameter the caller passed only dicts for has a dict's methods only
+        tensors = tensors.filter(lambda a: not self.passed_only_dicts(a))
         if tensors and name not in CONTAINER_MUTATORS:
             if name in dispatch.AUTODIFF_METHODS:
                 # what may also be a value the analysis does not know is not certainly a
@@ -351,6 +353,14 @@ class Calls:
             return None
         table = next(iter(passed))
         return table if isinstance(table, Box) and table.kind == "dict" else None
+
+    def passed_only_dicts(self, atom: object) -> bool:
+        """Whether the caller passed only dicts of settings or flags as the parameter
+        ``atom`` is, in this calling context: its methods are a dict's, not a tensor's."""
+        if not isinstance(atom, Sym) or atom.owner != self.owner or atom.proj:
+            return False
+        return ("dicts", atom.param) in self.param_context or \
+            self.constant_table_of(atom) is not None
 
     def objects_of(self, atom: Sym, node: cst.CSTNode) -> Value:
         """The functions and objects of the checked tree a parameter holds in this calling
@@ -651,6 +661,9 @@ class CallModel:
                 context += ((index, Value.of(Tup(names))),)
             elif any(self._holds_flags(a) for a in value):
                 context += ((index, value.filter(self._holds_flags)),)  # `{"kind": "read"}`
+                if all(isinstance(a, Box) and a.kind == "dict" for a in value):
+                    # nothing else: the parameter is no tensor (`section.get("grad")`)
+                    context += ((("dicts", index), True),)
             elif self._constant_table(value):
                 # a table of settings (`{"features": (2, 3), "bias": (2, 1)}`): a loop over
                 # its items in the callee goes item by item, as over the caller's own
