@@ -130,9 +130,12 @@ class Calls:
                 return self.box_method(table, name, args, kwargs, node)
         out = EMPTY
         tensors = receiver.filter(is_tensorish)
-        if tensors and self.program.traced:
-            out = out.join(self.traced_method(tensors, name, args, kwargs, node))
+        # a parameter the caller passed only dicts for has a dict's methods only
+        methods = tensors.filter(lambda a: not self.passed_only_dicts(a))
+        if methods and self.program.traced:
+            out = out.join(self.traced_method(methods, name, args, kwargs, node))
             tensors = tensors.filter(lambda a: not isinstance(a, Traced))
+            methods = methods.filter(lambda a: not isinstance(a, Traced))
         if name in CONTAINER_MUTATORS and self.program.traced and any(
                 isinstance(a, Box) or isinstance(a, Sym) and self.trace is not None
                 for a in receiver):
@@ -154,8 +157,7 @@ class Calls:
             for atom, trace in tensors.items():
                 if isinstance(atom, Sym):
                     self.keep_effect(Value.of(atom, trace), "moved", EMPTY)
-        # a parameter the caller passed only dicts for has a dict's methods only
-        tensors = tensors.filter(lambda a: not self.passed_only_dicts(a))
+        tensors = methods
         if tensors and name not in CONTAINER_MUTATORS:
             if name in dispatch.AUTODIFF_METHODS:
                 # what may also be a value the analysis does not know is not certainly a
@@ -531,8 +533,12 @@ class CallModel:
                 self.judge(Event(event.kind, values, event.detail, event.file, event.node,
                                  event.sink, event.rule, event.anchor), fresh=None)
                 continue
+            # a callee's event about this run's own values: what of them entered from this
+            # run's caller (a device read from its receiver's fields) is that caller's
+            via = event.via if event.via is not None or not run.supplied_by_caller \
+                else run.owner
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
-                          event.rule, run.anchor, via=event.via,
+                          event.rule, run.anchor, via=via,
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
                           after=event.after | passed, assumes=assumes)
             # what the callee's event held as it is (its own tensors and devices) it judged

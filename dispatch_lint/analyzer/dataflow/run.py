@@ -292,7 +292,7 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         # (see Step.via) are judged where the caller supplied them
         if self.guards_caught and kind in GUARD_EVENTS:
             return  # the guard raises into a handler that catches it: the guard at work
-        receiver = (self.receives_from_caller and not self.at_large) or bool(self.param_context)
+        receiver = self.supplied_by_caller
         event = Event(kind, values, detail, self.file, node, self.step(node, sink), rule,
                       self.anchor, via=self.owner if receiver else None,
                       frames=((self.owner, self.file, node, self.anchor),),
@@ -497,6 +497,13 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         besides the arguments (see ``Event.via``)."""
         return not self.is_module and self.class_info is None and (
             self.self_value is not None or bool(self.captured))
+
+    @property
+    def supplied_by_caller(self) -> bool:
+        """Whether values here may have come from a caller besides the arguments that the
+        events name as theirs (a receiver, free names, or a calling context): the events of
+        this run then carry its owner as ``Event.via``."""
+        return (self.receives_from_caller and not self.at_large) or bool(self.param_context)
 
     def receives(self, atom: object) -> bool:
         """Whether ``atom`` is this method's receiver, as its caller passed it."""
