@@ -1,0 +1,1 @@
+"""Training steps looked up by name from a registry that modules fill with a decorator."""
