@@ -543,9 +543,17 @@ class Conditions:
         if guard is None:
             return None
         index, field_name, polarity, family = guard
-        if field_name.startswith("["):
-            return None  # an item of the argument: only filter() narrows by it
         subject = self.argument_of(call, index, state)
+        if field_name.startswith("["):
+            # an item of the argument (`return is_capture(entry[1])`): only filter() narrows
+            # by it, through a predicate that passes its own parameter on (`lambda e: not
+            # is_exported(e)` tests `e[1]`)
+            position = field_name[1:-1]
+            if not (items and isinstance(subject, cst.Name) and position.isdigit()):
+                return None
+            item = cst.Subscript(value=subject, slice=[cst.SubscriptElement(
+                cst.Index(cst.Integer(position)))])
+            return item, polarity, family
         if subject is not None and field_name:
             subject = cst.Attribute(value=subject, attr=cst.Name(field_name))
         if subject is None or not (_is_narrowable(subject) or items and not field_name
