@@ -8,6 +8,7 @@ Only what changes where values flow is modelled (``list``, ``zip``, ``map``, ``g
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import libcst as cst
 
@@ -82,6 +83,12 @@ _EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
                         "concurrent.futures.process.ProcessPoolExecutor"})
 
 
+#: the builtin functions ``sorted(..., key=f)`` may order known constants by
+_SORT_KEYS: dict[str, Callable[[Any], Any]] = {
+    "builtins.len": len, "builtins.str": str, "builtins.abs": abs,
+}
+
+
 class ExternalCalls:
     """Calls of builtins and of libraries outside the checked tree."""
 
@@ -105,6 +112,10 @@ class ExternalCalls:
                 return Value.of(UNKNOWN)
             if "key" in kwargs and args and name in ("max", "min", "sorted"):
                 self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
+            if name == "sorted" and args:
+                ordered = self.sorted_constants(args[0], kwargs)
+                if ordered is not None:  # `sorted(CREATORS, key=len)`: names in their order
+                    return self.list_of(node, ordered)
             keys = self.dict_keys_in_order(args[0]) if args and name in ("list", "tuple") \
                 else None
             if keys is not None:  # `list(d)`: its keys in order
@@ -536,6 +547,44 @@ class ExternalCalls:
         return Value.of(Partial(args[0], tuple(a.map_traces(step) for a in args[1:]),
                                 tuple((k, v.map_traces(step))
                                       for k, v in sorted(kwargs.items()))))
+
+    def sorted_constants(self, iterable: Value, kwargs: dict[str, Value]
+                         ) -> list[Value] | None:
+        """The items ``sorted(iterable, key=..., reverse=...)`` gives, in order, when they
+        are known constants (a dict's keys, a tuple of names) sorted by themselves or by a
+        builtin key (``len``, ``str``, ``abs``) in a known direction; else None."""
+        items = self.dict_keys_in_order(iterable) or self.known_items(iterable)
+        if not items or not all(len(item) == 1 for item in items) or set(kwargs) - {
+                "key", "reverse"}:
+            return None
+        plain: list[object] = []
+        for item in items:
+            atom = next(iter(item))
+            if isinstance(atom, Str):
+                plain.append(atom.text)
+            elif isinstance(atom, Const) and isinstance(atom.value, (int, float, str)):
+                plain.append(atom.value)
+            else:
+                return None
+        key = None
+        if "key" in kwargs:
+            funcs = list(kwargs["key"])
+            if len(funcs) != 1 or not isinstance(funcs[0], Ref) or \
+                    funcs[0].qualname not in _SORT_KEYS or funcs[0].bound is not None:
+                return None
+            key = _SORT_KEYS[funcs[0].qualname]
+        reverse = False
+        if "reverse" in kwargs:
+            flags = list(kwargs["reverse"])
+            if len(flags) != 1 or not isinstance(flags[0], Const):
+                return None
+            reverse = bool(flags[0].value)
+        try:
+            order = sorted(range(len(plain)), key=lambda i: key(plain[i]) if key else plain[i],
+                           reverse=reverse)
+        except TypeError:  # mixed kinds: Python raises too
+            return None
+        return [items[i] for i in order]
 
     def kept_by(self, predicate: Value, elements: Value) -> Value:
         """The elements ``filter(predicate, ...)`` keeps: narrowed when the predicate is a
