@@ -294,6 +294,9 @@ class Calls:
     def call_atom(self, atom: object, trace: Trace | None, args: tuple[Value, ...],
                   kwargs: dict[str, Value], node: cst.Call) -> Value:
         program = self.program
+        if isinstance(atom, Ref) and isinstance(atom.key, tuple) and \
+                atom.key[0] == "bound method" and isinstance(atom.bound, Value):
+            return self.call_attribute(atom.bound, atom.key[1], args, kwargs, node)
         if isinstance(atom, Ref):
             user = program.user_model_call(atom.qualname, self, args, kwargs, node)
             if user is not None:

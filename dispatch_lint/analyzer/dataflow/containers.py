@@ -63,6 +63,11 @@ CONTAINER_MUTATORS = frozenset(
     {"append", "add", "insert", "extend", "update", "setdefault", "appendleft"}
 )
 
+#: A list's, dict's or set's methods that may be taken as a value and called later
+#: (``record = peaks.setdefault``, ``push = queue.append``).
+BOUND_CONTAINER_METHODS = CONTAINER_MUTATORS | LIST_MOVERS | frozenset(
+    {"get", "items", "keys", "values", "copy", "remove", "discard", "popitem"})
+
 
 class Containers:
     """The interpreter's containers."""

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from dispatch_lint.analyzer.bounds import MAX_PROJECTION
+from dispatch_lint.analyzer.dataflow.containers import BOUND_CONTAINER_METHODS
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import integer_literal, operator_symbol
 from dispatch_lint.analyzer.dataflow.views import is_data
@@ -196,6 +197,11 @@ class Expressions:
             return Value.of(Box("registrar", atom.site), trace)  # `@to_host.register`
         if isinstance(atom, Box) and atom.kind == "ns":  # `types.SimpleNamespace(...)`
             return self.item(Value.of(atom, trace), name, node)
+        if isinstance(atom, Box) and atom.kind in ("list", "dict", "set") and \
+                name in BOUND_CONTAINER_METHODS:
+            # `record = peaks.setdefault`: the container's method, called later
+            return Value.of(Ref(f"<{atom.kind}>.{name}", ("bound method", name),
+                                Value.of(atom, trace)))
         if isinstance(atom, Cls):
             return self.program.class_attribute(atom, name, self)
         if isinstance(atom, Traced):

@@ -891,6 +891,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 state.env[param.name] = symbol
         if isinstance(info.node, cst.Lambda):
             run.anchor = info.anchor
+            run.path = state  # the one path of its body (as run_block sets for a statement)
             ret = run.eval(info.node.body, state)
             run.returns = run.returns.join(ret)
             run.returned = not run.diverged
