@@ -66,7 +66,7 @@ CONTAINER_MUTATORS = frozenset(
 #: A list's, dict's or set's methods that may be taken as a value and called later
 #: (``record = peaks.setdefault``, ``push = queue.append``).
 BOUND_CONTAINER_METHODS = CONTAINER_MUTATORS | LIST_MOVERS | frozenset(
-    {"get", "items", "keys", "values", "copy", "remove", "discard", "popitem"})
+    {"get", "items", "keys", "values", "copy", "remove", "discard", "popitem", "__getitem__"})
 
 
 class Containers:

@@ -120,9 +120,18 @@ class ExternalCalls:
                 else None
             if keys is not None:  # `list(d)`: its keys in order
                 return self.list_of(node, keys)
+            if name == "list" and len(args) == 1 and not kwargs and (
+                    known := self.known_items(args[0])) is not None:
+                return self.list_of(node, list(known))  # a copy, item by item
             if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
                 made = self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
-                items = self.known_items(args[0]) if name == "sorted" and args else None
+                items = (self.known_items(args[0]) or tuple(self.dict_keys_in_order(args[0])
+                                                            or ())) if name != "list" and args \
+                    else None
+                items = items or None
+                if items is None and args and len(args[0]) == 1:
+                    # a copy of a list whose items are known in an order that is not
+                    items = self.permuted.get(next(iter(args[0])))  # type: ignore[call-overload]
                 if items is not None:
                     self.permuted[next(iter(made))] = items  # what functools.reduce folds
                 return made
@@ -157,6 +166,19 @@ class ExternalCalls:
                         for k, a in zip(known, args)))) for i in range(size)])
                 return self.box_of("list", node, Value.of(Tup(tuple(
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
+            if name == "map" and len(args) == 2 and not kwargs:
+                known = self.known_items(args[1])
+                items = known if known is not None or len(args[1]) != 1 else \
+                    self.permuted.get(next(iter(args[1])))  # type: ignore[call-overload]
+                if items is not None:
+                    # item by item (`map(heads.__getitem__, ranked)`): in order when known,
+                    # else the same items in an order that is not
+                    mapped = [self.call_value(args[0], (item,), {}, node) for item in items]
+                    if known is not None:
+                        return self.list_of(node, mapped)
+                    made = self.box_of("list", node, join_all(mapped))
+                    self.permuted[next(iter(made))] = tuple(mapped)  # type: ignore[index]
+                    return made
             if name in ("map", "filter") and len(args) > 1:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
