@@ -296,6 +296,9 @@ class Calls:
         program = self.program
         if isinstance(atom, Ref) and isinstance(atom.key, tuple) and \
                 atom.key[0] == "bound method" and isinstance(atom.bound, Value):
+            if atom.key[1] == "__getitem__":  # `map(per_head.__getitem__, names)`
+                return self.item(atom.bound, self.constant_key(args[0]) if len(args) == 1
+                                 else None, node)
             return self.call_attribute(atom.bound, atom.key[1], args, kwargs, node)
         if isinstance(atom, Ref):
             user = program.user_model_call(atom.qualname, self, args, kwargs, node)
@@ -332,7 +335,15 @@ class Calls:
         if isinstance(atom, Sym):
             objects = self.objects_of(atom, node)
             if objects:
-                return self.call_supplied(lambda: self.call_value(objects, args, kwargs, node))
+                made = self.call_supplied(lambda: self.call_value(objects, args, kwargs, node))
+                if not all(_of_the_tree(a) for a in objects):
+                    return made  # a runtime creator's partial makes its tensor here
+                # what a function of the caller's makes and returns (a loader callback's
+                # batch) came from the caller, as the function did (see Step.via)
+                entered = Step(self.file, node, "returned from `{code}`", self.anchor,
+                               via=self.owner)
+                return Value({a: (t.then(entered) if t is not None else Trace(entered))
+                              if isinstance(a, (Ten, Dev)) else t for a, t in made.items()})
         if isinstance(atom, TracedFunction):
             return program.call_traced_function(self, atom, args, kwargs, node)
         if isinstance(atom, TraceTransform):
@@ -821,6 +832,16 @@ class GeneratorCall(NamedTuple):
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
 #: What a loop takes of the table of settings a caller passed (see constant_table_of)
 _TABLE_VIEWS = frozenset({"items", "values", "keys"})
+
+
+def _of_the_tree(atom: object) -> bool:
+    """A function or object of the checked tree (not a runtime API, nor a partial of one):
+    what calling it makes, it makes in a frame of its own."""
+    if isinstance(atom, Partial):
+        return all(_of_the_tree(a) for a in atom.func)
+    if isinstance(atom, Ref):
+        return atom.key is not None and not isinstance(atom.key, tuple)
+    return isinstance(atom, (Closure, Inst, Cls))
 
 
 def _entered_from(run: FunctionRun, callee: object, value: Value, entered: Step,
