@@ -498,6 +498,32 @@ class Trace:
         return backwards
 
 
+#: The trace a new tuple starts with: no step, so that the steps the tuple goes through
+#: (assigned, stored in a container, returned) are kept for its items (see carried_by)
+TUPLE_MADE = Trace(None)
+
+
+def carried_by(item: Value, trace: Trace | None) -> Value:
+    """``item`` taken out of a tuple that went through ``trace`` since it was made: each
+    atom's own trace, then the tuple's steps."""
+    if trace is None or not trace.length:
+        return item
+    steps = trace.steps()
+    out: dict[Any, Trace | None] = {}
+    for atom, own in item.items():
+        if own is None:
+            out[atom] = None
+            continue
+        # a step the item took with the tuple is in both (a method's "returned from"): once
+        seen = set(own.steps())
+        after = own
+        for step in steps:
+            if step not in seen:
+                after = after.then(step)
+        out[atom] = after
+    return Value(out)
+
+
 def enters_via(trace: Trace | None, owner: object) -> bool:
     """Whether ``trace`` passes a step where the value entered ``owner``'s frame from its
     caller (see :attr:`Step.via`)."""

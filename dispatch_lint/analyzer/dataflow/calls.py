@@ -342,8 +342,8 @@ class Calls:
                 # batch) came from the caller, as the function did (see Step.via)
                 entered = Step(self.file, node, "returned from `{code}`", self.anchor,
                                via=self.owner)
-                return Value({a: (t.then(entered) if t is not None else Trace(entered))
-                              if isinstance(a, (Ten, Dev)) else t for a, t in made.items()})
+                return Value({a: _entered_at(t, entered) if isinstance(a, (Ten, Dev)) else t
+                              for a, t in made.items()})
         if isinstance(atom, TracedFunction):
             return program.call_traced_function(self, atom, args, kwargs, node)
         if isinstance(atom, TraceTransform):
@@ -832,6 +832,22 @@ class GeneratorCall(NamedTuple):
 _BOUND_KINDS = frozenset({"method", "property", "setter"})
 #: What a loop takes of the table of settings a caller passed (see constant_table_of)
 _TABLE_VIEWS = frozenset({"items", "values", "keys"})
+
+
+def _entered_at(trace: Trace | None, entered: Step) -> Trace:
+    """``trace`` then ``entered``, unless it came back at that call already (a method's
+    result, which says so itself): then ``entered`` stands in for that step."""
+    if trace is None:
+        return Trace(entered)
+    steps = trace.steps()
+    if steps and steps[-1].node is entered.node and steps[-1].template == entered.template:
+        if steps[-1].via == entered.via:
+            return trace
+        out: Trace | None = None
+        for step in (*steps[:-1], entered):
+            out = out.then(step) if out is not None else Trace(step)
+        return out  # type: ignore[return-value]
+    return trace.then(entered)
 
 
 def _of_the_tree(atom: object) -> bool:

@@ -17,6 +17,7 @@ from dispatch_lint.analyzer.dataflow.syntax import integer_literal
 from dispatch_lint.analyzer.facts import ParamInfo
 from dispatch_lint.analyzer.values import (
     EMPTY,
+    TUPLE_MADE,
     UNKNOWN,
     Box,
     Closure,
@@ -34,6 +35,7 @@ from dispatch_lint.analyzer.values import (
     Traced,
     Tup,
     Value,
+    carried_by,
     join_all,
     narrow_not_capture,
 )
@@ -494,8 +496,8 @@ class Containers:
             return Value.of(atom, trace)
         if isinstance(atom, Tup):
             if isinstance(key, int) and -len(atom.items) <= key < len(atom.items):
-                return atom.items[key]
-            return join_all(atom.items)
+                return carried_by(atom.items[key], trace)
+            return carried_by(join_all(atom.items), trace)
         if isinstance(atom, Box):
             return self.box_content(atom, key)
         if isinstance(atom, Sym):
@@ -522,7 +524,7 @@ class Containers:
         items = tuple(self.eval(e.value, state) for e in node.elements)
         if tuple_depth(items) > MAX_TUPLE_DEPTH:
             return Value.of(UNKNOWN)
-        return Value.of(Tup(items))
+        return Value.of(Tup(items), TUPLE_MADE)
 
     def expr_List(self, node: cst.List, state: State) -> Value:
         return self.container("list", node, [e.value for e in node.elements], state)

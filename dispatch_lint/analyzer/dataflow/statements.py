@@ -38,6 +38,7 @@ from dispatch_lint.analyzer.values import (
     Ten,
     Tup,
     Value,
+    carried_by,
     join_all,
     narrow_capture,
     narrow_not_capture,
@@ -717,11 +718,13 @@ class Statements:
                                           else len(items) >= count - 1):
                     size = len(items)
                     if star is None or index < star:
-                        part = part.join(items[index])
+                        item = items[index]
                     elif index == star:
-                        part = part.join(join_all(items[star:size - (count - star - 1)]))
+                        item = join_all(items[star:size - (count - star - 1)])
                     else:
-                        part = part.join(items[size - (count - index)])
+                        item = items[size - (count - index)]
+                    # a tuple's items carry where the tuple went (a queue it was stored in)
+                    part = part.join(carried_by(item, trace) if isinstance(atom, Tup) else item)
                 elif isinstance(atom, Box) and (star is None or index < star):
                     part = part.join(self.box_content(atom, index))
                 elif (known := ends.get(atom)) is not None and count - star - 1 <= len(
