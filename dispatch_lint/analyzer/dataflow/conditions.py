@@ -276,6 +276,11 @@ class Conditions:
         """The item ``d["key"]`` of one dict narrowed on this path (only while it holds
         ``expected``, when given: what a name read from it holds)."""
         text = string_key(item)
+        if text is None and isinstance(item.value, cst.Name) and len(item.slice) == 1 and \
+                isinstance(item.slice[0].slice, cst.Index):
+            # a name that holds one known string (a loop's key: `losses[stage]`)
+            key = self.constant_key(self.eval_quiet(item.slice[0].slice.value, state))
+            text = key if isinstance(key, str) else None
         if text is None:
             return
         holder = self.eval_quiet(item.value, state)
@@ -285,7 +290,10 @@ class Conditions:
         value = self.get_item(holder, text, item)
         if expected is not None and set(value) != set(expected):
             return  # written since
-        self.write_slot(("bk", box, text), narrowing(value), state)
+        narrowed = narrowing(value)
+        self.write_slot(("bk", box, text), narrowed, state)
+        if expected is None:
+            _refute_if_none_pass(state, value, narrowed)  # no tensor it holds passes
 
     def quantified_guard(self, test: cst.BaseExpression, state: State
                          ) -> tuple[list[ItemSource], bool] | None:
@@ -494,7 +502,7 @@ class Conditions:
         if isinstance(test, cst.Attribute) and test.attr.value == "is_capture":
             subject = _device_of(test.value, state) or _subject(test.value) or (
                 test.value if items and _is_item_subject(test.value)
-                or not items and string_key(test.value) is not None else None)
+                or not items and _is_keyed_item(test.value) else None)
             if subject is not None:
                 return subject, True, CAPTURE_TEST
         if isinstance(test, cst.Attribute) and _is_narrowable(test.value):
@@ -502,7 +510,7 @@ class Conditions:
         if isinstance(test, cst.Call):
             if test.args and (_is_narrowable(test.args[0].value) or (
                     items and _is_item_subject(test.args[0].value)) or (
-                    not items and string_key(test.args[0].value) is not None)):
+                    not items and _is_keyed_item(test.args[0].value))):
                 if self.is_runtime_call(test, "is_capture", state):
                     return test.args[0].value, True, CAPTURE_TEST
                 if self.is_dataless_type_test(test, state):
@@ -856,6 +864,13 @@ def _is_item_of_name(node: cst.BaseExpression) -> bool:
     return (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
             and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
             and isinstance(node.slice[0].slice.value, cst.Integer))
+
+
+def _is_keyed_item(node: cst.BaseExpression) -> bool:
+    """``d["key"]`` or ``d[name]``: a dict's item a test may narrow on its path (under the
+    key the name holds, when it holds one: see Conditions.narrow_item)."""
+    return string_key(node) is not None or (
+        _is_item_subject(node) and not _is_item_of_name(node))
 
 
 def _is_item_subject(node: cst.BaseExpression) -> bool:

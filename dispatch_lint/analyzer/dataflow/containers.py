@@ -640,6 +640,20 @@ class Containers:
             return self.unrolled_nested_comprehension(node, state)
         iterable = self.eval(for_in.iter, state)
         kept = self.unrolled_states(for_in, iterable, state)
+        permuted = self.permuted.get(next(iter(iterable))) if kept is None and len(
+            iterable) == 1 and not for_in.ifs else None  # type: ignore[call-overload]
+        if permuted is not None:
+            # items known in an order that is not (`[d[n] for n in sorted(d, key=...)]`):
+            # each runs, and the list holds their results in that order too
+            results = []
+            for index, item in enumerate(permuted):
+                inner = state.copy()
+                self.assign(for_in.target, item, inner, for_in.target)
+                with self.in_item(index):
+                    results.append(self.eval(node.elt, inner))
+            made = self.box_of("list", node, join_all(results))
+            self.permuted[next(iter(made))] = tuple(results)  # type: ignore[index]
+            return made
         if kept is None:
             # evaluated once: the general form binds the elements of this value
             inner = state.copy()
