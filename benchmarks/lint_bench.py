@@ -20,6 +20,7 @@ the goals are stated in, and PASS/MISS next to each goal. Peak memory is the ker
 (``os.wait4``: the process and the workers it waited for). Nothing is asserted::
 
     python benchmarks/lint_bench.py [--copies 10] [--packages 10] [--repeat 3] [--package NAME]
+                                    [--fixtures-at REV]
 """
 
 from __future__ import annotations
@@ -203,15 +204,32 @@ def installed_corpus(name: str, work: Path) -> Corpus:
     return Corpus(f"(a) installed package {name}", target)
 
 
-def fixtures_corpus(work: Path, copies: int) -> Corpus:
+def fixtures_corpus(work: Path, copies: int, revision: str | None = None) -> Corpus:
+    """(b): ``fixtures/`` copied ``copies`` times: the checkout's, or the one ``revision``
+    of this repository had (``git archive``), so that a figure can be compared across
+    sessions on the same files while fixtures/ grows."""
     target = work / "fixtures"
+    source = FIXTURES
+    if revision is not None:
+        exported = work / "fixtures-at-revision"
+        exported.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", revision, "fixtures"],
+            capture_output=True, check=False,
+        )
+        if archive.returncode != 0:
+            raise SystemExit(f"lint_bench: cannot export fixtures/ at {revision!r}: "
+                             f"{archive.stderr.decode(errors='replace').strip()}")
+        subprocess.run(["tar", "-x", "-C", str(exported)], input=archive.stdout, check=True)
+        source = exported / "fixtures"
     for copy in range(copies):
         shutil.copytree(
-            FIXTURES,
+            source,
             target / f"copy{copy}",
             ignore=shutil.ignore_patterns("__pycache__"),
         )
-    return Corpus(f"(b) fixtures/ x{copies}", target)
+    where = f" at {revision}" if revision is not None else ""
+    return Corpus(f"(b) fixtures/{where} x{copies}", target)
 
 
 def mixed_corpus(plain: Corpus, work: Path) -> Corpus:
@@ -371,6 +389,13 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement")
     parser.add_argument(
+        "--fixtures-at",
+        default=None,
+        metavar="REV",
+        help="(b) copies fixtures/ as this git revision had them (97a2a48: the corpus "
+        "issue 13's 1.7x was measured on) instead of the checkout's",
+    )
+    parser.add_argument(
         "--package",
         default=None,
         help="lint this installed package as (a) instead of accelerate",
@@ -402,7 +427,7 @@ def main() -> None:
             )
         report(plain, times, goals)
 
-        heavy = fixtures_corpus(work, args.copies)
+        heavy = fixtures_corpus(work, args.copies, args.fixtures_at)
         times = measure(heavy, args.repeat)
         one = times["dispatch-lint --jobs 1 (cold)"]
         default = times["dispatch-lint (cold, default jobs)"]
