@@ -904,9 +904,18 @@ def _is_constant(atom: object, devices: bool = False) -> bool:
     """A flag, a name, or a tuple of them (``names=("shape", "mean")``); with ``devices``,
     tuples may pair them with devices too (``[("train", Autodiff(...)), ("export", cap)]``,
     whose loop in the callee then keeps each name with its device)."""
-    return isinstance(atom, (Const, Str)) or (isinstance(atom, Tup) and all(
-        _is_constant(a, devices) or (devices and isinstance(a, Dev))
-        for v in atom.items for a in v))
+    if isinstance(atom, (Const, Str)):
+        return True
+    if not isinstance(atom, Tup):
+        return False
+    parts = [a for v in atom.items for a in v]
+    if devices:
+        # a number beside the device (`(2, AD)`: how many batches, on which device) is not
+        # known (integers are not tracked), but the device it goes with is
+        known = [a for a in parts if not isinstance(a, Unknown)]
+        return bool(known) and all(_is_constant(a, devices) or isinstance(a, Dev)
+                                   for a in known)
+    return all(_is_constant(a, devices) for a in parts)
 
 
 def _objects_within(value: Value, content: Callable[[Box], Value]) -> Value:

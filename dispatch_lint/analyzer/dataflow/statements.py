@@ -448,6 +448,26 @@ class Statements:
             else:
                 body_in, exit_state = head.copy(), head
                 assert target is not None
+                alternatives = _loop_alternatives(target[0], target[1])
+                if alternatives is not None:
+                    # tuples whose items go together (a shard's `(x, y)` on its own device):
+                    # the body runs for each, so an item's mismatch is not blamed on its
+                    # partner's (what the runtime raised on ends that item's path)
+                    self.loops.append(frame)
+                    outs = []
+                    for alternative in alternatives:
+                        one = head.copy()
+                        self.assign(target[0], alternative, one, target[0])
+                        outs.append(self.run_block(stmt.body.body, one))
+                    self.loops.pop()
+                    body_out = join_states(outs)
+                    after_body = join_states([body_out, *frame.continues])
+                    new_head = join_states([head, after_body])
+                    assert new_head is not None
+                    if new_head == head:
+                        break
+                    head = new_head
+                    continue
                 self.assign(target[0], target[1], body_in, target[0])
             self.loops.append(frame)
             body_out = self.run_block(stmt.body.body, body_in) if body_in else None
@@ -746,6 +766,56 @@ class Statements:
                 self.assign(element.value, Value.of(box), state, element)
             else:
                 self.assign(element.value, part or Value.of(UNKNOWN), state, element)
+
+
+def _loop_alternatives(target: cst.BaseAssignTargetExpression, elements: Value
+                       ) -> list[Value] | None:
+    """The few tuples a loop unpacking its items into names (``for step, (x, y) in ...``)
+    may get, when they place their tensors differently (``(x, y)`` of one shard on
+    Autodiff, of another on Numba): at most _MAX_SPLIT, else None (one joined run)."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    options = _tuple_options(elements)
+    if options is None or not 2 <= len(options) <= _MAX_SPLIT:
+        return None
+    placements = {frozenset(_devices_in(option)) for option in options}
+    return options if len(placements) > 1 else None
+
+
+def _tuple_options(value: Value, depth: int = 0) -> list[Value] | None:
+    """``value``'s tuples, each alternative item of theirs that is itself a few tuples
+    (``enumerate``'s pair around a generator's tuples) spelled out; None when an atom is not
+    a tuple or there are more than _MAX_SPLIT."""
+    if depth > 1 or not value or not all(isinstance(a, Tup) for a in value):
+        return None
+    out: list[Value] = []
+    for atom, trace in value.items():
+        choices: list[list[Value]] = [[]]
+        for item in atom.items:  # type: ignore[attr-defined]
+            inner = _tuple_options(item, depth + 1) if len(item) > 1 else None
+            variants = inner if inner is not None else [item]
+            choices = [chosen + [v] for chosen in choices for v in variants]
+            if len(choices) > _MAX_SPLIT:
+                return None
+        out.extend(Value.of(Tup(tuple(chosen), atom.names), trace)  # type: ignore[attr-defined]
+                   for chosen in choices)
+        if len(out) > _MAX_SPLIT:
+            return None
+    return out
+
+
+def _devices_in(value: Value) -> set[object]:
+    """The devices of the tensors (and the devices) ``value`` holds, through tuples."""
+    found: set[object] = set()
+    for atom in value:
+        if isinstance(atom, Ten):
+            found.add(atom.dev)
+        elif isinstance(atom, Dev):
+            found.add(atom)
+        elif isinstance(atom, Tup):
+            for item in atom.items:
+                found |= _devices_in(item)
+    return found
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
