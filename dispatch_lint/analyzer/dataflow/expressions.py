@@ -216,6 +216,10 @@ class Expressions:
             # what is (or is not) a tracer, filtered again or iterated (a tracer's items are
             # tracers): the same
             return Value.of(atom, trace)
+        if isinstance(proj, tuple) and proj[0] == "mix" and proj == last:
+            # combined again with a tensor on the same device (`x = layer(x)` in a loop over
+            # layers on one device): where it may end up is the same
+            return Value.of(atom, trace)
         if len(atom.proj) >= MAX_PROJECTION:
             return Value.of(UNKNOWN)
         return Value.of(Sym(atom.param, (*atom.proj, proj), atom.real and proj not in (
