@@ -134,7 +134,6 @@ class Calls:
         methods = tensors.filter(lambda a: not self.passed_only_dicts(a))
         if methods and self.program.traced:
             out = out.join(self.traced_method(methods, name, args, kwargs, node))
-            tensors = tensors.filter(lambda a: not isinstance(a, Traced))
             methods = methods.filter(lambda a: not isinstance(a, Traced))
         if name in CONTAINER_MUTATORS and self.program.traced and any(
                 isinstance(a, Box) or isinstance(a, Sym) and self.trace is not None
@@ -157,20 +156,19 @@ class Calls:
             for atom, trace in tensors.items():
                 if isinstance(atom, Sym):
                     self.keep_effect(Value.of(atom, trace), "moved", EMPTY)
-        tensors = methods
-        if tensors and name not in CONTAINER_MUTATORS:
+        if methods and name not in CONTAINER_MUTATORS:
             if name in dispatch.AUTODIFF_METHODS:
                 # what may also be a value the analysis does not know is not certainly a
                 # plain tensor (DL006): the unknown part goes with the event
-                tensors = tensors.join(receiver.filter(lambda a: isinstance(a, Unknown)))
-            out = out.join(self.tensor_method(tensors, name, args, kwargs, node))
+                methods = methods.join(receiver.filter(lambda a: isinstance(a, Unknown)))
+            out = out.join(self.tensor_method(methods, name, args, kwargs, node))
         before, ends = self.take_end(), []
         for atom, trace in receiver.items():
             out = out.join(self.method_call(atom, trace, name, args, kwargs, node))
             ends.append(self.take_end())
         # the path ends after the call when every method it may call always raises (a
         # tensor's method raises as its sink says)
-        self.join_ends(before, [] if tensors else ends)
+        self.join_ends(before, [] if methods else ends)
         for atom, trace in receiver.items():
             if isinstance(atom, Sym) and name in ("items", "values", "get", "pop", "copy"):
                 # a parameter may be a container: mappings' and lists' accessors
@@ -835,18 +833,13 @@ _TABLE_VIEWS = frozenset({"items", "values", "keys"})
 
 
 def _entered_at(trace: Trace | None, entered: Step) -> Trace:
-    """``trace`` then ``entered``, unless it came back at that call already (a method's
-    result, which says so itself): then ``entered`` stands in for that step."""
+    """``trace`` then ``entered``, unless its newest step says it came back at that call
+    already (a method's result says so itself): then ``entered`` stands in for that step."""
     if trace is None:
         return Trace(entered)
-    steps = trace.steps()
-    if steps and steps[-1].node is entered.node and steps[-1].template == entered.template:
-        if steps[-1].via == entered.via:
-            return trace
-        out: Trace | None = None
-        for step in (*steps[:-1], entered):
-            out = out.then(step) if out is not None else Trace(step)
-        return out  # type: ignore[return-value]
+    last = trace.step  # None for a trace that ends in one spliced after it (Trace.extend)
+    if last is not None and last.node is entered.node and last.template == entered.template:
+        return trace if last.via == entered.via else Trace(entered, trace.parent, trace.length)
     return trace.then(entered)
 
 

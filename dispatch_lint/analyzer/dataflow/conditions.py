@@ -869,18 +869,21 @@ def _is_item_of_name(node: cst.BaseExpression) -> bool:
 def _is_keyed_item(node: cst.BaseExpression) -> bool:
     """``d["key"]`` or ``d[name]``: a dict's item a test may narrow on its path (under the
     key the name holds, when it holds one: see Conditions.narrow_item)."""
-    return string_key(node) is not None or (
-        _is_item_subject(node) and not _is_item_of_name(node))
+    return string_key(node) is not None or _is_item_under_name(node)
 
 
 def _is_item_subject(node: cst.BaseExpression) -> bool:
     """``kv[1]`` (see :func:`_is_item_of_name`) or ``outputs[name]``: an item of a name
     under a constant index or under another name."""
-    return _is_item_of_name(node) or (
-        isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
-        and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
-        and isinstance(node.slice[0].slice.value, cst.Name)
-        and node.slice[0].slice.value.value != node.value.value)
+    return _is_item_of_name(node) or _is_item_under_name(node)
+
+
+def _is_item_under_name(node: cst.BaseExpression) -> bool:
+    """``outputs[name]``: an item of a name under another name."""
+    return (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, cst.Name)
+            and node.slice[0].slice.value.value != node.value.value)
 
 
 def _is_narrowable(node: cst.BaseExpression) -> bool:

@@ -640,20 +640,11 @@ class Containers:
             return self.unrolled_nested_comprehension(node, state)
         iterable = self.eval(for_in.iter, state)
         kept = self.unrolled_states(for_in, iterable, state)
-        permuted = self.permuted.get(next(iter(iterable))) if kept is None and len(
-            iterable) == 1 and not for_in.ifs else None  # type: ignore[call-overload]
+        # items known in an order that is not (`[d[n] for n in sorted(d, key=...)]`): each
+        # runs, and the list holds their results in such an order too
+        permuted = self.permuted_items(iterable) if kept is None and not for_in.ifs else None
         if permuted is not None:
-            # items known in an order that is not (`[d[n] for n in sorted(d, key=...)]`):
-            # each runs, and the list holds their results in that order too
-            results = []
-            for index, item in enumerate(permuted):
-                inner = state.copy()
-                self.assign(for_in.target, item, inner, for_in.target)
-                with self.in_item(index):
-                    results.append(self.eval(node.elt, inner))
-            made = self.box_of("list", node, join_all(results))
-            self.permuted[next(iter(made))] = tuple(results)  # type: ignore[index]
-            return made
+            kept = self.unrolled_states(for_in, Value.of(Tup(permuted)), state)
         if kept is None:
             # evaluated once: the general form binds the elements of this value
             inner = state.copy()
@@ -671,7 +662,7 @@ class Containers:
         for index, inner in enumerate(kept):  # each item runs
             with self.in_item(index):
                 made.append(self.eval(node.elt, inner))
-        return self.list_of(node, made)
+        return self.list_of(node, made) if permuted is None else self.permuted_list(node, made)
 
     def unrolled_nested_comprehension(self, node: cst.ListComp, state: State) -> Value | None:
         """``[t for ts in groups for t in ts]`` where every loop goes over known items (for
@@ -809,6 +800,20 @@ class Containers:
         else:
             return None
         return items if len(items) <= MAX_UNROLLED else None
+
+    def permuted_items(self, value: Value) -> tuple[Value, ...] | None:
+        """The items of ``value`` when it is one list whose items are known but not their
+        order (see ``FunctionRun.permuted``), else None."""
+        if len(value) != 1:
+            return None
+        return self.permuted.get(next(iter(value)))  # type: ignore[call-overload]
+
+    def permuted_list(self, node: cst.CSTNode, items: Sequence[Value]) -> Value:
+        """A list made at ``node`` holding ``items`` in an order that is not known: what
+        ``functools.reduce`` then folds item by item."""
+        made = self.box_of("list", node, join_all(items))
+        self.permuted[next(iter(made))] = tuple(items)  # type: ignore[index]
+        return made
 
     def expr_SetComp(self, node: cst.SetComp, state: State) -> Value:
         return self.box_of("set", node, self.comprehension_value(node, node.elt, state))

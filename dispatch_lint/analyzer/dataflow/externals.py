@@ -89,6 +89,10 @@ _SORT_KEYS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+#: the builtins that make a list (or set, iterator) of their argument's items
+_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"})
+
+
 class ExternalCalls:
     """Calls of builtins and of libraries outside the checked tree."""
 
@@ -112,28 +116,25 @@ class ExternalCalls:
                 return Value.of(UNKNOWN)
             if "key" in kwargs and args and name in ("max", "min", "sorted"):
                 self.call_value(kwargs["key"], (self.elements(args[0]),), {}, node)
-            if name == "sorted" and args:
-                ordered = self.sorted_constants(args[0], kwargs)
-                if ordered is not None:  # `sorted(CREATORS, key=len)`: names in their order
-                    return self.list_of(node, ordered)
-            keys = self.dict_keys_in_order(args[0]) if args and name in ("list", "tuple") \
-                else None
-            if keys is not None:  # `list(d)`: its keys in order
-                return self.list_of(node, keys)
-            if name == "list" and len(args) == 1 and not kwargs and (
-                    known := self.known_items(args[0])) is not None:
-                return self.list_of(node, list(known))  # a copy, item by item
-            if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
+            if name in _COPIES:
+                keys = self.dict_keys_in_order(args[0]) if args else None
+                if name == "sorted" and args:
+                    ordered = self.sorted_constants(args[0], kwargs, keys)
+                    if ordered is not None:  # `sorted(CREATORS, key=len)`: in their order
+                        return self.list_of(node, ordered)
+                if keys is not None and name in ("list", "tuple"):
+                    return self.list_of(node, keys)  # `list(d)`: its keys in order
+                known = self.known_items(args[0]) if args else None
+                if name == "list" and known is not None and len(args) == 1 and not kwargs:
+                    return self.list_of(node, list(known))  # a copy, item by item
                 made = self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
-                items = (self.known_items(args[0]) or tuple(self.dict_keys_in_order(args[0])
-                                                            or ())) if name != "list" and args \
-                    else None
-                items = items or None
-                if items is None and args and len(args[0]) == 1:
-                    # a copy of a list whose items are known in an order that is not
-                    items = self.permuted.get(next(iter(args[0])))  # type: ignore[call-overload]
+                # the same items in an order that is not known (a set, a sort by a lambda,
+                # a copy of such a list): what functools.reduce folds
+                items = (known or (tuple(keys) if keys else None)) if name != "list" else None
+                if not items:
+                    items = self.permuted_items(args[0]) if args else None
                 if items is not None:
-                    self.permuted[next(iter(made))] = items  # what functools.reduce folds
+                    self.permuted[next(iter(made))] = items  # type: ignore[index]
                 return made
             if name == "next" and args:
                 return self.elements(args[0]) or Value.of(UNKNOWN)
@@ -168,17 +169,13 @@ class ExternalCalls:
                     self.elements(a) or Value.of(UNKNOWN) for a in args))))
             if name == "map" and len(args) == 2 and not kwargs:
                 known = self.known_items(args[1])
-                items = known if known is not None or len(args[1]) != 1 else \
-                    self.permuted.get(next(iter(args[1])))  # type: ignore[call-overload]
+                items = known if known is not None else self.permuted_items(args[1])
                 if items is not None:
                     # item by item (`map(heads.__getitem__, ranked)`): in order when known,
                     # else the same items in an order that is not
                     mapped = [self.call_value(args[0], (item,), {}, node) for item in items]
-                    if known is not None:
-                        return self.list_of(node, mapped)
-                    made = self.box_of("list", node, join_all(mapped))
-                    self.permuted[next(iter(made))] = tuple(mapped)  # type: ignore[index]
-                    return made
+                    return self.list_of(node, mapped) if known is not None else \
+                        self.permuted_list(node, mapped)
             if name in ("map", "filter") and len(args) > 1:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
@@ -570,12 +567,13 @@ class ExternalCalls:
                                 tuple((k, v.map_traces(step))
                                       for k, v in sorted(kwargs.items()))))
 
-    def sorted_constants(self, iterable: Value, kwargs: dict[str, Value]
-                         ) -> list[Value] | None:
+    def sorted_constants(self, iterable: Value, kwargs: dict[str, Value],
+                         keys: list[Value] | None) -> list[Value] | None:
         """The items ``sorted(iterable, key=..., reverse=...)`` gives, in order, when they
-        are known constants (a dict's keys, a tuple of names) sorted by themselves or by a
-        builtin key (``len``, ``str``, ``abs``) in a known direction; else None."""
-        items = self.dict_keys_in_order(iterable) or self.known_items(iterable)
+        are known constants (``keys``: a dict's keys, else a tuple of names) sorted by
+        themselves or by a builtin key (``len``, ``str``, ``abs``) in a known direction;
+        else None."""
+        items = keys or self.known_items(iterable)
         if not items or not all(len(item) == 1 for item in items) or set(kwargs) - {
                 "key", "reverse"}:
             return None
@@ -666,8 +664,8 @@ class ExternalCalls:
         ``initial`` (else the first element) and takes each result in turn; two steps reach
         what more would (the values only grow)."""
         items = self.known_items(sequence)
-        if items is None and len(sequence) == 1:
-            items = self.permuted.get(next(iter(sequence)))  # type: ignore[call-overload]
+        if items is None:
+            items = self.permuted_items(sequence)
         if items is not None and (items or initial is not None):
             # item by item (a sorted list's items in their first order: any order meets
             # the same devices)

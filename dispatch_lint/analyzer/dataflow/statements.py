@@ -440,37 +440,26 @@ class Statements:
         after_body: State | None = None
         for _ in range(MAX_LOOP_ROUNDS):
             frame = LoopFrame()
+            body_ins: list[State] = []
             if test is not None:
                 self.path = head
                 body_in, exit_state = self.condition(test, head)
                 if infinite:
                     exit_state = None
+                if body_in is not None:
+                    body_ins.append(body_in)
             else:
-                body_in, exit_state = head.copy(), head
+                exit_state = head
                 assert target is not None
-                alternatives = _loop_alternatives(target[0], target[1])
-                if alternatives is not None:
-                    # tuples whose items go together (a shard's `(x, y)` on its own device):
-                    # the body runs for each, so an item's mismatch is not blamed on its
-                    # partner's (what the runtime raised on ends that item's path)
-                    self.loops.append(frame)
-                    outs = []
-                    for alternative in alternatives:
-                        one = head.copy()
-                        self.assign(target[0], alternative, one, target[0])
-                        outs.append(self.run_block(stmt.body.body, one))
-                    self.loops.pop()
-                    body_out = join_states(outs)
-                    after_body = join_states([body_out, *frame.continues])
-                    new_head = join_states([head, after_body])
-                    assert new_head is not None
-                    if new_head == head:
-                        break
-                    head = new_head
-                    continue
-                self.assign(target[0], target[1], body_in, target[0])
+                # tuples whose items go together (a shard's `(x, y)` on its own device): the
+                # body runs for each, so an item's mismatch is not blamed on its partner's
+                # (what the runtime raised on ends that item's path)
+                for item in _loop_alternatives(target[0], target[1]) or [target[1]]:
+                    body_in = head.copy()
+                    self.assign(target[0], item, body_in, target[0])
+                    body_ins.append(body_in)
             self.loops.append(frame)
-            body_out = self.run_block(stmt.body.body, body_in) if body_in else None
+            body_out = join_states([self.run_block(stmt.body.body, b) for b in body_ins])
             self.loops.pop()
             after_body = join_states([body_out, *frame.continues])
             new_head = join_states([head, after_body])
