@@ -1,0 +1,1 @@
+"""Trainers for a small linear model: the reference one and a faster Numba variant."""
