@@ -212,9 +212,10 @@ class Expressions:
 
     def project_sym(self, atom: Sym, trace: Trace | None, proj: object) -> Value:
         last = atom.proj[-1] if atom.proj else None
-        if last == proj == "untraced" or (last in _TRACER_FILTERS and proj in _TRACER_KEEPS):
-            # what is (or is not) a tracer, filtered again or iterated (a tracer's items are
-            # tracers): the same
+        if last == proj == "untraced" or last in _TRACER_FILTERS and (
+                proj in _TRACER_KEEPS or isinstance(proj, tuple) and proj[0] == "item"):
+            # what is (or is not) a tracer, filtered again, iterated or indexed (a tracer's
+            # items are tracers): the same
             return Value.of(atom, trace)
         if isinstance(proj, tuple) and proj[0] == "mix" and proj == last:
             # combined again with a tensor on the same device (`x = layer(x)` in a loop over

@@ -736,6 +736,9 @@ class Statements:
                     part = part.join(carried_by(item, trace) if isinstance(atom, Tup) else item)
                 elif isinstance(atom, Box) and (star is None or index < star):
                     part = part.join(self.box_content(atom, index))
+                elif isinstance(atom, Sym) and (star is None or index < star):
+                    # the caller's value, item by item (`for tag, act in stream` of pairs)
+                    part = part.join(self.item_of(atom, trace, index, None))
                 elif (known := ends.get(atom)) is not None and count - star - 1 <= len(
                         known[1]):
                     front, last = known
