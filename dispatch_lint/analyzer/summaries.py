@@ -44,6 +44,7 @@ from dispatch_lint.analyzer.values import (
     join_all,
     narrow_capture,
     narrow_not_capture,
+    narrow_tensor_class,
     replace_fields,
     site_owners,
 )
@@ -496,6 +497,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return narrow_capture(value) or Value.of(UNKNOWN)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
         return run.only_autodiff(value, proj[1] == "autodiff")
+    if isinstance(proj, tuple) and proj[0] == "isa":  # a branch on isinstance(t, Tensor)
+        return narrow_tensor_class(value, proj[2])
     if isinstance(proj, tuple) and proj[0] == "with":
         # An operation with another parameter: only a call's substitution knows what that
         # one holds (Substitution.project_symbol); the result is no function or object.

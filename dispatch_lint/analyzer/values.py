@@ -889,6 +889,23 @@ def narrow_capture(value: Value) -> Value:
     return Value(out)
 
 
+def narrow_tensor_class(value: Value, truth: bool) -> Value:
+    """``value`` where ``isinstance(value, dispatch.Tensor)`` is ``truth``: its tensors, or
+    what is no tensor (containers, strings, devices, ...); a parameter gives its projection
+    (``("isa", "tensor", truth)``), which the caller's substitution applies to what it
+    passed. What is not known stays either way."""
+    out: dict[object, Trace | None] = {}
+    for atom, trace in value.items():
+        if isinstance(atom, Sym):
+            if len(atom.proj) < MAX_PROJECTION - 1:
+                atom = Sym(atom.param, (*atom.proj, ("isa", "tensor", truth)), atom.real,
+                           atom.owner)
+        elif isinstance(atom, Ten) != truth and not isinstance(atom, Unknown):
+            continue
+        out[atom] = trace
+    return Value(out)
+
+
 def replace_fields(value: Value, names: tuple[str, ...], values: tuple[Value, ...]) -> Value:
     """``value._replace(name=new, ...)`` of a named tuple: for each one ``value`` may be, a
     copy with those fields changed; a parameter gives its projection (``("replace", names,

@@ -47,6 +47,7 @@ from dispatch_lint.analyzer.values import (
     join_all,
     narrow_capture,
     narrow_not_capture,
+    narrow_tensor_class,
 )
 
 
@@ -210,6 +211,13 @@ class Conditions:
             # `isinstance(device, dispatch.Autodiff)`: an autodiff device, or not one
             value = state.env[subject]
             state.env[subject] = self.only_autodiff(value, truth)
+            _refute_if_none_pass(state, value, state.env[subject])
+            return state
+        subject = self.tensor_class_test(test, state)
+        if subject is not None:
+            # `isinstance(a, dispatch.Tensor)`: a tensor (else no tensor at all)
+            value = state.env[subject]
+            state.env[subject] = narrow_tensor_class(value, truth)
             _refute_if_none_pass(state, value, state.env[subject])
             return state
         if isinstance(test, cst.Attribute) and test.attr.value == "is_autodiff":
@@ -449,6 +457,18 @@ class Conditions:
         tensor's name) against the runtime's autodiff device class."""
         subject = self.device_class_test(test, "Autodiff", state)
         if isinstance(subject, cst.Name) and subject.value in state.env:
+            return subject.value
+        return None
+
+    def tensor_class_test(self, test: cst.BaseExpression, state: State) -> str | None:
+        """The local name ``isinstance(name, dispatch.Tensor)`` tests, if ``test`` is that
+        test against the runtime's tensor class."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 2
+                and isinstance(test.args[0].value, cst.Name)):
+            return None
+        subject = self.device_class_test(test, "Tensor", state)
+        if isinstance(subject, cst.Name) and subject is test.args[0].value and \
+                subject.value in state.env:
             return subject.value
         return None
 
