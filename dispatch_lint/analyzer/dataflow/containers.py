@@ -628,11 +628,14 @@ class Containers:
             return unrolled
         return self.box_of("list", node, self.comprehension_value(node, node.elt, state))
 
-    def unrolled_comprehension(self, node: cst.ListComp, state: State) -> Value | None:
+    def unrolled_comprehension(self, node: cst.ListComp | cst.GeneratorExp, state: State,
+                               kind: str = "list") -> Value | None:
         """``[f(x) for x in xs if p(x)]`` over a tuple or list of known length, where each
         test is decided for each item: a list whose item ``i`` is made from the ``i``-th
         item kept (``preds[0] + preds[1]`` of two models' predictions compares the two, not
-        their join); None for other forms (nested loops, ``async for``)."""
+        their join); None for other forms (nested loops, ``async for``). A generator
+        expression over such items (``a, b = (f(x) for x in xs)``) gives them the same way,
+        else it is a generator (``kind``) holding what its element may be."""
         for_in = node.for_in
         if for_in.asynchronous is not None:
             return None
@@ -654,8 +657,8 @@ class Containers:
                 inner = narrowed if narrowed is not None else inner
             with self.may_not_run():  # it may loop over nothing
                 value = self.eval(node.elt, inner)
-            made = self.box_of("list", node, value)
-            if not for_in.ifs:
+            made = self.box_of(kind, node, value)
+            if not for_in.ifs and kind == "list":
                 self.note_range_length(next(iter(made)), for_in.iter, state)
             return made
         made = []
@@ -748,6 +751,16 @@ class Containers:
                 atom, Const) and type(atom.value) is int and atom.value >= 0:
             self.path.view[("len", box)] = (count, True)
 
+    def iterated_items(self, value: Value) -> tuple[Value, ...] | None:
+        """What iterating ``value`` gives, item by item in order, when that is known: a tuple
+        or a list of known length (:meth:`known_items`), or a dict whose keys and their
+        order are (its keys: ``zip(batches, losses)``); else None."""
+        items = self.known_items(value)
+        if items is not None:
+            return items
+        keys = self.dict_keys_in_order(value)
+        return tuple(keys) if keys is not None and len(keys) <= MAX_UNROLLED else None
+
     def dict_keys_in_order(self, value: Value) -> list[Value] | None:
         """``list(d)`` of one dict whose keys and their order are known (see
         :meth:`Program.key_order`): each key in the order iterating it gives."""
@@ -819,6 +832,9 @@ class Containers:
         return self.box_of("set", node, self.comprehension_value(node, node.elt, state))
 
     def expr_GeneratorExp(self, node: cst.GeneratorExp, state: State) -> Value:
+        unrolled = self.unrolled_comprehension(node, state, kind="gen")
+        if unrolled is not None:
+            return unrolled
         return self.box_of("gen", node, self.comprehension_value(node, node.elt, state))
 
     def expr_DictComp(self, node: cst.DictComp, state: State) -> Value:
@@ -1036,6 +1052,9 @@ class Containers:
             if pairs is not None:  # in the order of its keys, each key's own
                 return self.list_of(node, [next(iter(pair)).items[1] for pair in pairs])
             return self.box_of("list", node, self.box_content(box, None) or Value.of(UNKNOWN))
+        if name == "keys" and box.kind == "dict":  # a view of its keys
+            keys = self.dict_keys_in_order(target)
+            return self.list_of(node, keys) if keys is not None else target
         if name in ("values", "copy"):
             return target
         if name == "send" and box.kind == "gen" and args and box in self.generators:

@@ -94,7 +94,15 @@ class Expressions:
     def expr_Integer(self, node: cst.Integer, state: State) -> Value:
         return Value.of(UNKNOWN)  # a leaf: nothing inside to evaluate
 
-    expr_Float = expr_Imaginary = expr_Ellipsis = expr_Integer
+    expr_Imaginary = expr_Ellipsis = expr_Integer
+
+    def expr_Float(self, node: cst.Float, state: State) -> Value:
+        # a Python number, never a tensor: `loss * scale` of a scale from a list of them is
+        # on the loss's device (integers stay unknown: counters would grow in loops)
+        try:
+            return Value.of(Const(float(node.value)))
+        except ValueError:
+            return Value.of(UNKNOWN)
 
     def expr_FormattedString(self, node: cst.FormattedString, state: State) -> Value:
         # the text, when every part is known: `f"{stage}_device"` for a stage the caller names

@@ -142,14 +142,14 @@ class ExternalCalls:
                 items = self.known_items(args[0])  # `i == len(stages) - 1` tells the last
                 return Value.of(Const(len(items)) if items is not None else UNKNOWN)
             if name == "enumerate" and args:
-                items = self.known_items(args[0])
+                items = self.iterated_items(args[0])
                 if items is not None and len(args) == 1 and not kwargs:
                     return self.list_of(node, [Value.of(Tup((Value.of(Const(i)), item)))
                                                for i, item in enumerate(items)])
                 return self.box_of("list", node, Value.of(Tup((Value.of(UNKNOWN),
                                                                self.elements(args[0])))))
             if name == "zip" and args:
-                known = [self.known_items(a) for a in args]
+                known = [self.iterated_items(a) for a in args]
                 if all(k is not None for k in known):  # pairs in order, as they are zipped
                     return self.list_of(node, [Value.of(Tup(tuple(k[i] for k in known)))
                                                for i in range(min(len(k) for k in known))])

@@ -396,7 +396,7 @@ class Statements:
         if self.diverged:
             return None
         # a loop over a tuple or list of known, non-zero length runs its body at least once
-        items = (self.known_items(iterable) or self.range_items(stmt.iter, state)
+        items = (self.iterated_items(iterable) or self.range_items(stmt.iter, state)
                  ) if stmt.asynchronous is None else None
         if items and self.unrolled_loops < MAX_UNROLLED_LOOPS:
             return self.unrolled_loop(stmt, state, items)
