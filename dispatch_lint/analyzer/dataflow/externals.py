@@ -176,6 +176,10 @@ class ExternalCalls:
                     mapped = [self.call_value(args[0], (item,), {}, node) for item in items]
                     return self.list_of(node, mapped) if known is not None else \
                         self.permuted_list(node, mapped)
+            if name == "filter" and len(args) == 2 and not kwargs and (
+                    keys := self.iterated_items(args[1])) is not None and (
+                    kept := self.filtered_keys(args[0], keys)) is not None:
+                return self.list_of(node, kept)
             if name in ("map", "filter") and len(args) > 1:
                 result = self.call_value(args[0], (self.elements(args[1]),), {}, node)
                 return self.box_of("list", node, result if name == "map" else
@@ -609,21 +613,10 @@ class ExternalCalls:
     def kept_by(self, predicate: Value, elements: Value) -> Value:
         """The elements ``filter(predicate, ...)`` keeps: narrowed when the predicate is a
         guard (``lambda t: not is_capture(t)``, see ``Summary.guard``)."""
-        guards = set()
-        for atom in predicate:
-            info = self.program.funcs.get(atom.key) if isinstance(atom, (Ref, Closure)) else None
-            if info is None:
-                return elements
-            summary = self.program.summary(info, atom if isinstance(atom, Closure) else None)
-            guards.add(summary.guard)
-        guard = guards.pop() if len(guards) == 1 else None
-        if guard is None or guard[0] != 0 or (guard[1] and not guard[1].startswith("[")):
+        found = self.filter_guard(predicate)
+        if found is None:
             return elements
-        if guard[3] == TRACED_TEST:
-            # kept when it is a tracer: a tracer or a concrete array alike
-            narrow = (lambda v: v) if guard[2] else self.untraced
-        else:
-            narrow = narrow_capture if guard[2] else narrow_not_capture
+        guard, narrow = found
         if not guard[1]:
             return narrow(elements)
         if guard[1].startswith("[in "):
@@ -638,6 +631,48 @@ class ExternalCalls:
             out = out.join(Value.of(atom, trace))
         return out
 
+    def filter_guard(self, predicate: Value
+                     ) -> tuple[tuple[int, str, bool, str], Callable[[Value], Value]] | None:
+        """The guard the ``filter`` predicate is (see ``Summary.guard``), over its argument or
+        an item of it, and the narrowing of what it keeps; None when it is none."""
+        guards = set()
+        for atom in predicate:
+            info = self.program.funcs.get(atom.key) if isinstance(atom, (Ref, Closure)) else None
+            if info is None:
+                return None
+            summary = self.program.summary(info, atom if isinstance(atom, Closure) else None)
+            guards.add(summary.guard)
+        guard = guards.pop() if len(guards) == 1 else None
+        if guard is None or guard[0] != 0 or (guard[1] and not guard[1].startswith("[")):
+            return None
+        if guard[3] == TRACED_TEST:
+            # kept when it is a tracer: a tracer or a concrete array alike
+            return guard, (lambda v: v) if guard[2] else self.untraced
+        return guard, narrow_capture if guard[2] else narrow_not_capture
+
+    def filtered_keys(self, predicate: Value, keys: tuple[Value, ...]) -> list[Value] | None:
+        """``filter(lambda n: is_capture(outputs[n]), names)`` over known constant names:
+        the names it keeps, in order, when the test is decided for each; else None."""
+        found = self.filter_guard(predicate)
+        if found is None or not found[0][1].startswith("[in "):
+            return None
+        guard, narrow = found
+        container = guard[1][4:-1]
+        held = EMPTY
+        for atom in predicate:
+            captured = dict(atom.captured) if isinstance(atom, Closure) else {}
+            if container not in captured:
+                return None
+            held = held.join(captured[container])
+        kept = []
+        for key in keys:
+            passes = self.key_passes(held, next(iter(key)), narrow) if len(key) == 1 else None
+            if passes is None:
+                return None
+            if passes:
+                kept.append(key)
+        return kept
+
     def kept_keys(self, predicate: Value, container: str,
                   narrow: Callable[[Value], Value], elements: Value) -> Value:
         """The keys ``filter(lambda n: is_real(outputs[n]), names)`` keeps: a constant key
@@ -651,12 +686,22 @@ class ExternalCalls:
             held = held.join(captured[container])
         out = EMPTY
         for atom, trace in elements.items():
-            if isinstance(atom, Str) and self.anchor is not None:
-                item = self.get_item(held, atom.text, self.anchor)
-                if item and not narrow(item) and all(isinstance(a, (Ten, Dev)) for a in item):
-                    continue
-            out = out.join(Value.of(atom, trace))
+            if self.key_passes(held, atom, narrow) is not False:
+                out = out.join(Value.of(atom, trace))
         return out
+
+    def key_passes(self, held: Value, key: object, narrow: Callable[[Value], Value]
+                   ) -> bool | None:
+        """Whether the test ``narrow`` stands for passes for what ``held`` holds under the
+        constant ``key``: False when every tensor there fails it, True when every one passes
+        it, None when that is not known."""
+        if not isinstance(key, Str) or self.anchor is None:
+            return None
+        item = self.get_item(held, key.text, self.anchor)
+        if not item or not all(isinstance(a, (Ten, Dev)) for a in item):
+            return None
+        kept = narrow(item)
+        return False if not kept else True if len(kept) == len(item) else None
 
     def fold(self, func: Value, sequence: Value, initial: Value | None, node: cst.Call
              ) -> Value:
