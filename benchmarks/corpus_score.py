@@ -28,7 +28,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dispatch_lint.analyzer.engine import SourceFile, analyze
+# The analyzer of the checkout this script is in, not whichever one is installed: scoring
+# another revision's checkout (`python ../rev/benchmarks/corpus_score.py`) scores its code.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dispatch_lint.analyzer.engine import SourceFile, analyze  # noqa: E402
 
 _EXPECT = re.compile(r"#\s*expect:\s*(DL\d{3}(?:\s*,\s*DL\d{3})*)")
 
