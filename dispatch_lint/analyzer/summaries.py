@@ -45,6 +45,7 @@ from dispatch_lint.analyzer.values import (
     narrow_capture,
     narrow_not_capture,
     narrow_tensor_class,
+    narrow_tuple_item,
     replace_fields,
     site_owners,
 )
@@ -497,6 +498,8 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
         return narrow_capture(value) or Value.of(UNKNOWN)
     if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
         return run.only_autodiff(value, proj[1] == "autodiff")
+    if isinstance(proj, tuple) and proj[0] == "tuple item":  # a branch on is_capture(p[i])
+        return narrow_tuple_item(value, proj[1], proj[2])
     if isinstance(proj, tuple) and proj[0] == "isa":  # a branch on isinstance(t, Tensor)
         return narrow_tensor_class(value, proj[2])
     if isinstance(proj, tuple) and proj[0] == "with":

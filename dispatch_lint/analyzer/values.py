@@ -889,6 +889,30 @@ def narrow_capture(value: Value) -> Value:
     return Value(out)
 
 
+def narrow_tuple_item(value: Value, index: int, capture: bool) -> Value:
+    """``value`` where a capture test of its item ``index`` (``is_capture(pair[1])``) found it
+    a capture tensor (``capture``) or none: each tuple with that item narrowed, those whose
+    item cannot pass left out; a parameter gives its projection (``("tuple item", index,
+    capture)``), which the caller's substitution applies to what it passed."""
+    narrowing = narrow_capture if capture else narrow_not_capture
+    out: dict[object, Trace | None] = {}
+    for atom, trace in value.items():
+        if isinstance(atom, Tup) and -len(atom.items) <= index < len(atom.items):
+            item = atom.items[index]
+            narrowed = narrowing(item)
+            if item and all(isinstance(a, (Ten, Dev)) for a in item) and not any(
+                    isinstance(a, (Ten, Dev)) for a in narrowed):
+                continue  # no tensor it holds there passes: not on this path
+            items = list(atom.items)
+            items[index] = narrowed
+            atom = Tup(tuple(items), atom.names)
+        elif isinstance(atom, Sym) and len(atom.proj) < MAX_PROJECTION - 1:
+            atom = Sym(atom.param, (*atom.proj, ("tuple item", index, capture)), atom.real,
+                       atom.owner)
+        out[atom] = trace
+    return Value(out)
+
+
 def narrow_tensor_class(value: Value, truth: bool) -> Value:
     """``value`` where ``isinstance(value, dispatch.Tensor)`` is ``truth``: its tensors, or
     what is no tensor (containers, strings, devices, ...); a parameter gives its projection

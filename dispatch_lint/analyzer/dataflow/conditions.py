@@ -17,6 +17,7 @@ from dispatch_lint.frameworks import dispatch
 from dispatch_lint.analyzer.dataflow.state import State
 from dispatch_lint.analyzer.dataflow.syntax import (
     dotted_name,
+    integer_literal,
     is_constant_false,
     is_constant_true,
     string_key,
@@ -48,6 +49,7 @@ from dispatch_lint.analyzer.values import (
     narrow_capture,
     narrow_not_capture,
     narrow_tensor_class,
+    narrow_tuple_item,
 )
 
 
@@ -282,7 +284,18 @@ class Conditions:
     def narrow_item(self, item: cst.Subscript, narrowing: Callable[[Value], Value],
                     state: State, expected: Value | None = None) -> None:
         """The item ``d["key"]`` of one dict narrowed on this path (only while it holds
-        ``expected``, when given: what a name read from it holds)."""
+        ``expected``, when given: what a name read from it holds); ``pair[1]`` of a name
+        holding tuples narrows that item of each."""
+        index = integer_literal(item.slice[0].slice.value) if len(item.slice) == 1 and \
+            isinstance(item.slice[0].slice, cst.Index) else None
+        if index is not None and isinstance(item.value, cst.Name) and expected is None and \
+                item.value.value in state.env:
+            value = state.env[item.value.value]
+            narrowed = narrow_tuple_item(value, index, narrowing is narrow_capture)
+            state.env[item.value.value] = narrowed
+            if value and not narrowed:
+                state.assumed = state.assumed | {EMPTY}  # no tuple it holds passes
+            return
         text = string_key(item)
         if text is None and isinstance(item.value, cst.Name) and len(item.slice) == 1 and \
                 isinstance(item.slice[0].slice, cst.Index):
@@ -888,8 +901,9 @@ def _is_item_of_name(node: cst.BaseExpression) -> bool:
 
 def _is_keyed_item(node: cst.BaseExpression) -> bool:
     """``d["key"]`` or ``d[name]``: a dict's item a test may narrow on its path (under the
-    key the name holds, when it holds one: see Conditions.narrow_item)."""
-    return string_key(node) is not None or _is_item_under_name(node)
+    key the name holds, when it holds one), or ``pair[1]``: that item of the tuples a name
+    holds (see Conditions.narrow_item)."""
+    return string_key(node) is not None or _is_item_under_name(node) or _is_item_of_name(node)
 
 
 def _is_item_subject(node: cst.BaseExpression) -> bool:
