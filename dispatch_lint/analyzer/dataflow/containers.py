@@ -242,11 +242,14 @@ class Containers:
     def tail_of(self, box: Box, index: int) -> Value | None:
         """What index ``index`` (or a starred target from it on) of ``box`` holds on this
         path when it is past the known items (see :meth:`note_tail`), else None."""
-        if self.path is None or not self.path.view or index < 0 or self.program.read(
-                ("shifted", box.site)):
+        if self.path is None or not self.path.view or index < 0:
             return None
+        shifted = self.program.read(("shifted", box.site))
         for start in range(min(index, MAX_UNROLLED), -1, -1):
-            held = self.path.view.get(("tail", box, start))
+            # noted after its items moved on this path (`lst.insert(0, x)`), else before
+            held = self.path.view.get(("moved tail", box, start))
+            if held is None and not shifted:
+                held = self.path.view.get(("tail", box, start))
             if held is not None:
                 return held[0]
         return None
@@ -279,6 +282,8 @@ class Containers:
         if self.path is not None and box.kind == "list" and (
                 ("ends", box) in self.path.view or box.site.owner != self.site_owner):
             self.path.view[("ends", box)] = (EMPTY, True)
+        if self.path is not None and ("moved tail", box, 1) in self.path.view:
+            del self.path.view[("moved tail", box, 1)]
 
     def items_moved_by_callee(self, value: Value) -> None:
         """A callee removed or reordered the items of the lists ``value`` holds (``pop()``,
@@ -446,6 +451,10 @@ class Containers:
             length = self.path_length(box)
             if length is not None and length <= MAX_UNROLLED:
                 items = tuple(self.box_content(box, i) for i in range(length))
+        if items is None and len(obj) == 1 and isinstance(box := next(iter(obj)), Box) and \
+                bounds[0] is not None and bounds[0] > 0 and bounds[1] is None and (
+                    rest := self.tail_of(box, bounds[0])) is not None:
+            return self.box_of("list", node, rest)  # past its known head: the rest's items
         if items is None:
             return None
         return self.list_of(node, list(items[bounds[0]:bounds[1]]))
@@ -1091,6 +1100,17 @@ class Containers:
         length = self.path_length(box)
         index = integer_literal(node.args[0].value) if args and node.args else (
             length - 1 if length else None)
+        if length is None and index == 0 and name == "insert" and len(args) == 2 and \
+                self.path is not None and box.site.owner == self.site_owner:
+            # at the front of a list whose length is not known: item 0 is known on this
+            # path, and from index 1 on it holds what it held before (`results[1:]`)
+            before = self.box_content(box, None)
+            added = self.added_by(name, args, node)
+            self.store_item(Value.of(box), None, added)
+            self.program.shift_indices(box)
+            self.write_slot(("bk", box, 0), added)
+            self.path.view[("moved tail", box, 1)] = (before, True)
+            return Value.of(Const(None))
         if length is None or index is None:
             return None
         # what each index holds on this path: moved here before, else as it was written
