@@ -1,0 +1,1 @@
+"""Export a head with settings and output helpers that share one config module."""

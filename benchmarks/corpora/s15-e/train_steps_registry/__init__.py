@@ -1,0 +1,1 @@
+"""Named training steps looked up from a registry by job configs."""
