@@ -582,24 +582,39 @@ class Containers:
         self.program.write(("b", box.site), self.box_part(box, unkeyed))
 
     def expr_Dict(self, node: cst.Dict, state: State) -> Value:
-        box = self.new_box("dict", node)
-        content = unkeyed = EMPTY
-        order: list[str] | None = []
+        # each entry as written: a constant key (else None) and its value, or None and the
+        # dict a `**` unpacks
+        parts: list[tuple[str | None, Value, bool]] = []
         for element in node.elements:
             if isinstance(element, cst.DictElement):
                 self.eval(element.key, state)
                 value = self.eval(element.value, state)
                 key = element.key.evaluated_value if isinstance(
                     element.key, cst.SimpleString) else None
-                if isinstance(key, str) and self.write_literal_item(box, key, value):
-                    if order is not None:
-                        order.append(key)
-                else:
-                    self.program.grow(box)
-                    unkeyed = unkeyed.join(value)
-                    order = None
+                parts.append((key if isinstance(key, str) else None, value, False))
             else:
-                value = self.contents(self.eval(element.value, state))
+                parts.append((None, self.eval(element.value, state), True))
+        if any(starred for _, _, starred in parts):
+            merged = self.merged_entries(parts)
+            if merged is not None:  # `{**DEFAULTS, **profile}`: a later key replaces
+                made = self.filled_box("dict", node, list(merged.items()))
+                site = next(iter(made)).site  # type: ignore[attr-defined]
+                self.program.literal_keys.setdefault(site, set()).update(merged)
+                self.program.note_key_order(site, tuple(merged))
+                return made
+        box = self.new_box("dict", node)
+        content = unkeyed = EMPTY
+        order: list[str] | None = []
+        for key, value, starred in parts:
+            if starred:
+                value = self.contents(value)
+                self.program.grow(box)
+                unkeyed = unkeyed.join(value)
+                order = None
+            elif key is not None and self.write_literal_item(box, key, value):
+                if order is not None:
+                    order.append(key)
+            else:
                 self.program.grow(box)
                 unkeyed = unkeyed.join(value)
                 order = None
@@ -609,6 +624,33 @@ class Containers:
             self.program.note_key_order(box.site, tuple(dict.fromkeys(order)))
         self.keep_effect(Value.of(box), "elem", content)
         return Value.of(box)
+
+    def merged_entries(self, parts: Sequence[tuple[str | None, Value, bool]]
+                       ) -> dict[str, Value] | None:
+        """The entries of a dict display that unpacks dicts of known keys (``{**a, "k": v,
+        **b}``), a later key replacing an earlier one, in the order iterating it gives;
+        None when a key, or what a ``**`` unpacks, is not known."""
+        merged: dict[str, Value] = {}
+        for key, value, starred in parts:
+            if not starred:
+                if key is None:
+                    return None
+                merged[key] = value
+                continue
+            source = next(iter(value)) if len(value) == 1 else None
+            if not (isinstance(source, Box) and source.kind == "dict"):
+                return None
+            if not self.program.box_keys(source) and not self.program.read(
+                    ("grown", source.site)):
+                continue  # `**{}`: nothing
+            keys = self.program.key_order(source) or self.program.known_keys(source)
+            if keys is None:
+                return None
+            for name in keys:
+                held = self.box_content(source, name)
+                if held:  # a key another path wrote is not there on this one
+                    merged[name] = held
+        return merged
 
     def write_literal_item(self, box: Box, key: str, value: Value) -> bool:
         """The dict ``box`` is made holding ``value`` under ``key`` (a literal's entry): it
