@@ -83,6 +83,8 @@ _MAX_COMBINATIONS = 16
 #: combinations of operand values one binary operation keeps for its callers (see
 #: keep_pending); past them, the last one joins the rest
 _BINOP_VARIANTS = 3
+#: The events kept in up to _BINOP_VARIANTS versions (see FunctionRun.keep_pending).
+_VARIANT_EVENTS = frozenset({"binop", "autodiff"})
 
 #: what a note says when a value was cut at the nesting bounds
 NESTING_REDUCED = "closures or tuples nested too deeply became unknown"
@@ -341,10 +343,12 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
     def keep_pending(self, event: Event) -> None:
         """Keep ``event`` for the summary: one per sink and place, its values joined."""
         key = (event.kind, id(event.sink.node), id(event.node), event.rule)
-        if event.kind == "binop":
+        if event.kind in _VARIANT_EVENTS:
             # which operand values go together matters (DL008 tells two operands that chose
             # their device on one path from a clash): a loop's first round (`total = xs[0]`
-            # plus each item) is kept beside the later rounds, not joined into them
+            # plus each item) is kept beside the later rounds, not joined into them; so does
+            # what an autodiff call gets in the first round (DL006 needs a tensor certainly
+            # on a plain device: `w = w.require_grad()` before `w` is rewrapped)
             for variant in range(_BINOP_VARIANTS - 1):
                 old = self.pending.get((*key, variant))
                 if old is None or old.values == event.values:
