@@ -112,7 +112,8 @@ class RuntimeCalls:
             return self.map_tensors(tensors, lambda d: d.inner or d, "inner")
         if name == "to_device":
             target_arg = args[0] if args else kwargs.get("device", EMPTY)
-            target = self.as_device(target_arg, node)
+            # a caller's string becomes a device here too (`out.to_device(cfg["host"])`)
+            target = self.as_device(self.device_of_caller(target_arg, node), node)
             self.emit("move", (tensors, target), detail, node, "moved by `{code}`")
             out = EMPTY
             for atom, trace in tensors.items():
