@@ -560,6 +560,9 @@ def convert(run: Caller, value: Value, kind: str, place: Place, node: cst.CSTNod
             continue
         if kind == "autodiff" and not isinstance(atom, (Dev, Str)):
             continue
+        if atom is UNKNOWN:
+            out = out.join(Value.of(UNKNOWN))  # a device (or a tensor on one) not known
+            continue
         if atom == Const(None) and place.none is not None:
             # left to the callee's default: the device it makes when none is given (born
             # there: where the None came from says nothing of it)

@@ -98,6 +98,8 @@ class Calls:
                     star.append(self.elements(value))
             elif arg.star == "**":
                 kwargs.update(self.keyword_items(value))
+                if not self.keys_known(value):
+                    self.open_keywords.add(id(node))
             elif arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:

@@ -949,6 +949,14 @@ class Containers:
         return {k for a in value if isinstance(a, Box) and a.kind == "dict"
                 for k in self.program.box_keys(a) if isinstance(k, str)}
 
+    def keys_known(self, value: Value) -> bool:
+        """Whether every key the mapping ``value`` may hold is known (see keyword_names):
+        dicts and namespaces made with constant keys and grown under none since."""
+        return bool(value) and all(
+            isinstance(a, Box) and a.kind in ("dict", "ns") and not self.program.read(
+                ("grown", a.site)) and all(isinstance(k, str) for k in self.program.box_keys(a))
+            for a in value)
+
     def keyword_items(self, value: Value) -> dict[str, Value]:
         """The keyword arguments ``f(**value)`` passes, as far as the keys are known."""
         return {name: self.item(value, name) for name in sorted(self.keyword_names(value))}
@@ -1229,7 +1237,14 @@ class Containers:
         return self.filled_box("list", node, list(enumerate(items)))
 
     def fields_dict(self, obj: Value, node: cst.CSTNode) -> Value:
-        """``vars(obj)`` of one instance: a dict of its fields under their names."""
+        """``vars(obj)`` of one instance (or namespace, ``argparse.Namespace(...)``): a dict
+        of its fields under their names."""
+        if len(obj) == 1 and isinstance(ns := next(iter(obj)), Box) and ns.kind == "ns":
+            if not self.keys_known(obj):
+                return Value.of(UNKNOWN)
+            names = sorted(self.program.box_keys(ns))  # type: ignore[type-var]
+            return self.filled_box("dict", node, [(name, self.box_content(ns, name))
+                                                  for name in names])
         if len(obj) != 1 or not isinstance(next(iter(obj)), Inst):
             return Value.of(UNKNOWN)
         inst = next(iter(obj))

@@ -250,6 +250,10 @@ class ExternalCalls:
             made = self.filled_box("ns", node, sorted(kwargs.items()))
             for box in made:
                 self.program.literal_keys.setdefault(box.site, set()).update(kwargs)
+                if id(node) in self.open_keywords:
+                    # `Namespace(**vars(base))` of a mapping whose keys are not known: it
+                    # has other attributes too, of values not known
+                    self.store_item(made, None, Value.of(UNKNOWN))
             return made
         if qualname == "dataclasses.replace" and args:
             return self.replaced_instance(args[0], kwargs, node)

@@ -147,6 +147,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: the summaries each call expression of this run instantiated when last evaluated,
         #: by the node's id: what a guard or sanitizer helper says is read from them
         self.called: dict[int, list[tuple[FuncInfo, Summary]]] = {}
+        #: the calls (their nodes' ids) with a `**mapping` whose keys are not all known: the
+        #: keywords they pass are more than the known ones (see Containers.keyword_items)
+        self.open_keywords: set[int] = set()
         #: the expression being evaluated called a function that always raises: the path ends
         #: after the statement (see :meth:`Statements.run_block`)
         self.diverged = False

@@ -212,6 +212,10 @@ class RuntimeCalls:
                     out = out.join(Value.of(dev, birth))
             elif isinstance(atom, Sym):
                 out = out.join(Value.of(atom, trace))
+        if UNKNOWN in value and out:
+            # one of the names may be any (`opts.device` of a namespace whose other fields
+            # are not known): no device it makes is certain
+            out = out.join(Value.of(UNKNOWN))
         return out
 
     def autodiff_device(self, inner: Value, node: cst.CSTNode) -> Value:
@@ -259,6 +263,8 @@ class RuntimeCalls:
                 # many levels) is this creator's default device
                 out = out.join(self.project_sym(dev, trace, ("tensor", self.place(
                     node, "born from `{code}`", none))))
+            elif dev is UNKNOWN:
+                out = out.join(Value.of(UNKNOWN))  # on a device not known
         return out or Value.of(UNKNOWN)
 
     def read_program_inputs(self, inputs: Value | None, node: cst.CSTNode) -> None:
