@@ -156,6 +156,9 @@ class Summary:
     #: t.is_capture else ".3f"``): what each return gives, with what its path assumed (see
     #: Conditions.assume); a call gets only the returns its arguments can reach
     ret_parts: tuple[tuple[frozenset[Value], Value], ...] = ()
+    #: capture tensors it (or a function it calls) makes on a capture device of its own:
+    #: a call inside ``guards.training()`` creates them there (DL001)
+    made_capture: Value = EMPTY
 
     def boxes_made_by(self, owner: object) -> frozenset[object]:
         """Containers the function (``owner``) makes and fills (every write to one is an
@@ -178,6 +181,7 @@ class Summary:
             self.reads,
             self.none_tests,
             self.ret_parts,
+            self.made_capture,
         )
 
 

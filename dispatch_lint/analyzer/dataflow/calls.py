@@ -625,6 +625,13 @@ class CallModel:
         if summary.view_out:
             subst.heap_changed()
         _forget_fields_written(run, summary)
+        if summary.made_capture:
+            made_here = summary.made_capture.map_traces(
+                Step(run.file, node, "made by `{code}`", run.anchor))
+            run.made_capture = run.made_capture.join(made_here)
+            if run.training_depth:
+                run.emit("training", (made_here,), "create", node,
+                         "created inside `guards.training()` by `{code}`")
         if not summary.returns_normally:
             run.diverged = True
         if raised & summary.passes and run.trace is None:

@@ -930,7 +930,7 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                                       in written.items()),
                        reads=frozenset(run.slot_reads),
                        none_tests=frozenset(run.none_tests), key=key,
-                       ret_parts=tuple(parts))
+                       ret_parts=tuple(parts), made_capture=run.made_capture)
 
     def _entry_view(self, info: FuncInfo, view: ViewContext) -> dict[Slot, tuple[Value, bool]]:
         """What a caller's path had written to the slots ``info`` reads, by slot."""

@@ -189,6 +189,9 @@ class FunctionRun(Statements, Patterns, Expressions, Conditions, Containers, Clo
         #: objects this run makes (see Summary.fresh)
         self.made: set[object] = set()
         self.training_depth = 0
+        #: the capture tensors this run (or a function it called) made on a capture device
+        #: of its own (see Summary.made_capture)
+        self.made_capture: Value = EMPTY
         #: what the caller's key picked from a table, and the step that says so (see
         #: Containers.picked_by_caller)
         self.picked: dict[object, Step] = {}

@@ -250,9 +250,12 @@ class RuntimeCalls:
         birth = self.step(node, "born from `{code}`")
         for dev, trace in devices.items():
             if isinstance(dev, Dev):
-                if self.training_depth and dev.is_capture:
-                    self.emit("training", (Value.of(Ten(dev), Trace(birth)),), "create", node,
-                              "created inside `guards.training()`: `{code}`")
+                if dev.is_capture:
+                    if self.training_depth:
+                        self.emit("training", (Value.of(Ten(dev), Trace(birth)),), "create",
+                                  node, "created inside `guards.training()`: `{code}`")
+                    self.made_capture = self.made_capture.join(
+                        Value.of(Ten(dev), trace.then(birth) if trace else Trace(birth)))
                 # a device read from the receiver's fields keeps the step where it entered
                 # (Step.via): the caller made the receiver what it is (a trainer switched to
                 # capture by its export method, a subclass whose override makes a
