@@ -780,6 +780,9 @@ class Conditions:
                 return None
             return same if isinstance(operator, cst.Is) else not same
         if isinstance(operator, (cst.Equal, cst.NotEqual)):
+            apart = _devices_apart(left, right)
+            if apart is not None:  # `x.device == w.device`
+                return not apart if isinstance(operator, cst.Equal) else apart
             values = [{_literal(a) for a in side} for side in (left, right)]
             if any(None in side or len(side) != 1 for side in values):
                 return None
@@ -844,6 +847,21 @@ class Conditions:
                 state.env[name] = narrow_not_capture(state.env[name])
             elif "." in name:
                 state.env[name] = narrow_not_capture(self.eval_quiet(subject, state))
+
+
+def _devices_apart(left: Value, right: Value) -> bool | None:
+    """Whether two devices compare unequal (``x.device == w.device``), when both sides are
+    one known device each: plain and autodiff devices compare by kind, as the runtime's do;
+    capture devices made at different places differ, but two made at one place may be two
+    (a loop's), so equal ones are not known to be the same. None when not known."""
+    if len(left) != 1 or len(right) != 1:
+        return None
+    a, b = next(iter(left)), next(iter(right))
+    if not (isinstance(a, Dev) and isinstance(b, Dev)) or "real" in (a.base.kind, b.base.kind):
+        return None
+    if a != b:
+        return True
+    return None if a.is_capture else False
 
 
 def _literal(atom: object) -> object:
