@@ -518,6 +518,9 @@ class CallModel:
                 run.emit("no_capture", tuple(flat), info.name, node,
                          f"passed to `@guards.no_capture` function `{info.name}()`")
         subst = Substitution(self, run, info, summary, bound, node)
+        # this run's receiver passed as an argument (`cb.on_epoch_end(self)`): what the
+        # callee does with its fields is the caller's too, as when this run reads them
+        defer = passed_on or any(run.receives(a) for v in bound.values() for a in v)
         raised: set[int] = set()
         passed = run.path.passed if run.path is not None else frozenset()
         assumed = run.path.assumed if run.path is not None else frozenset()
@@ -551,6 +554,11 @@ class CallModel:
             # run's caller (a device read from its receiver's fields) is that caller's
             via = event.via if event.via is not None or not run.supplied_by_caller \
                 else run.owner
+            if via is not None and via != run.owner and run.supplied_by_caller and not any(
+                    enters_via(t, via) for v in values for _, t in v.items()):
+                # not the callee's receiver's values but this run's (its receiver passed
+                # as an argument: `cb.on_epoch_end(self)` reads `trainer.state`)
+                via = run.owner
             moved = Event(event.kind, values, event.detail, run.file, node, event.sink,
                           event.rule, run.anchor, via=via,
                           frames=(*event.frames, (run.owner, run.file, node, run.anchor)),
@@ -560,7 +568,7 @@ class CallModel:
             # summary kept pending over `lr` reports `w`'s move again at every caller)
             known = {a for v in event.values for a in v if isinstance(a, (Ten, Dev))}
             found, deferred = self.judge(moved, fresh=subst.fresh - known if known else subst.fresh,
-                                         defer=passed_on and not run.at_large,
+                                         defer=defer and not run.at_large,
                                          born=subst.born_in(event.values),
                                          at_via=info.key if in_closure else None)
             if found and run.trace is not None:
