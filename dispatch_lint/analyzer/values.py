@@ -889,6 +889,13 @@ def narrow_capture(value: Value) -> Value:
     return Value(out)
 
 
+def reads_only(projections: tuple[object, ...]) -> bool:
+    """Whether a parameter's projections only read what the caller passed (attributes,
+    items, elements), with no conversion or operation among them."""
+    return all(isinstance(p, str) or (isinstance(p, tuple) and p[0] in ("item", "get", "getor"))
+               for p in projections)
+
+
 def narrow_tuple_item(value: Value, index: int, capture: bool) -> Value:
     """``value`` where a capture test of its item ``index`` (``is_capture(pair[1])``) found it
     a capture tensor (``capture``) or none: each tuple with that item narrowed, those whose

@@ -50,6 +50,7 @@ from dispatch_lint.analyzer.values import (
     narrow_not_capture,
     narrow_tensor_class,
     narrow_tuple_item,
+    reads_only,
 )
 
 
@@ -128,7 +129,7 @@ class Conditions:
                 self.param_context.get(atom.param)
                 if isinstance(atom, Sym) and atom.owner == self.owner else None
             )
-            if known is not None and not _reads_only(atom.proj):
+            if known is not None and not reads_only(atom.proj):
                 # a conversion or operation (a device the callee makes of the caller's
                 # string) gives no constant; followed here it would report where the
                 # context is asked for, not where the conversion is
@@ -944,12 +945,6 @@ def _is_narrowable(node: cst.BaseExpression) -> bool:
         isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
     )
 
-
-def _reads_only(projections: tuple[object, ...]) -> bool:
-    """Whether a parameter's projections only read what the caller passed (attributes,
-    items, elements), with no conversion or operation among them."""
-    return all(isinstance(p, str) or (isinstance(p, tuple) and p[0] in ("item", "get", "getor"))
-               for p in projections)
 
 
 def _refute_if_none_pass(state: State, value: Value, narrowed: Value) -> None:

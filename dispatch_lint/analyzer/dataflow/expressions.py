@@ -40,6 +40,7 @@ from dispatch_lint.analyzer.values import (
     has_tensor,
     is_tensorish,
     join_all,
+    reads_only,
 )
 from dispatch_lint.frameworks import dispatch
 
@@ -107,6 +108,7 @@ class Expressions:
     def expr_FormattedString(self, node: cst.FormattedString, state: State) -> Value:
         # the text, when every part is known: `f"{stage}_device"` for a stage the caller names
         pieces: list[str] | None = []
+        from_caller = False  # a part is a constant the caller passed
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText):
                 if pieces is not None:
@@ -114,14 +116,16 @@ class Expressions:
                 continue
             if isinstance(part, cst.FormattedStringExpression):
                 value = self.eval(part.expression, state)
-                # a caller's constant is a parameter itself (its fields are not read here)
+                # a caller's constant: a parameter itself, or an item or field of one (a
+                # settings dict's `settings["backend"]`), never what an operation made of it
                 plain = pieces is not None and not part.format_spec and \
                     part.conversion is None and len(value) == 1 and not any(
-                        isinstance(a, Sym) and a.proj for a in value)
+                        isinstance(a, Sym) and not reads_only(a.proj) for a in value)
                 known = self.constants(value) if plain else EMPTY
                 if len(known) == 1 and isinstance(next(iter(known)), (Str, Const)):
                     atom = next(iter(known))
                     pieces.append(atom.text if isinstance(atom, Str) else str(atom.value))
+                    from_caller = from_caller or any(isinstance(a, Sym) for a in value)
                 else:
                     pieces = None
                 spec_is_empty = True  # `{v:{spec}}` where every spec may only be ""
@@ -139,7 +143,13 @@ class Expressions:
                     self.emit("read", (value,), "format", part,
                               "formatted with a format spec: `{code}`")
         if pieces is not None and "{" not in "".join(pieces) and "}" not in "".join(pieces):
-            return Value.of(Str("".join(pieces)))
+            text = "".join(pieces)
+            if from_caller and text in dispatch.DEVICE_STRINGS:
+                # a device name built of what the caller passed (`f"autodiff:{backend}"`):
+                # what it makes is the caller's doing, as for a name passed whole
+                return Value.of(Str(text), Trace(Step(self.file, node, "device name `{code}`",
+                                                      self.anchor, via=self.owner)))
+            return self.string_value(text, node)
         return Value.of(UNKNOWN)
 
     def expr_Attribute(self, node: cst.Attribute, state: State) -> Value:

@@ -101,6 +101,8 @@ class ExternalCalls:
         if qualname in _NO_RETURN:
             self.diverged = True
             return EMPTY
+        if qualname == "collections.ChainMap" and not kwargs:
+            return self.chain_map(args, node)
         if qualname == "collections.deque":  # a list with two open ends (maxlen aside)
             return self.box_of("list", node, self.elements(args[0]) if args else EMPTY)
         if qualname.startswith("builtins."):
@@ -565,6 +567,38 @@ class ExternalCalls:
                 if isinstance(atom, Box) and atom.kind == "dict":
                     content = content.join(self.box_content(atom, None))  # a copy
         return self.box_of("dict", node, content)
+
+    def chain_map(self, maps: tuple[Value, ...], node: cst.Call) -> Value:
+        """``ChainMap(cli, env, defaults)``: a dict whose key ``k`` is the first map's that
+        holds it. A map that certainly holds ``k`` (its literal's key) ends the search; one
+        that may (its keys are not all known) adds what it may hold; one whose keys are
+        known and lack ``k`` is skipped. The keys no map certainly holds stay open."""
+        if not maps or not all(len(m) == 1 and isinstance(b := next(iter(m)), Box)
+                               and b.kind == "dict" for m in maps):
+            return self.box_of("dict", node, join_all(self.contents(m) for m in maps))
+        boxes = [next(iter(m)) for m in maps]
+        open_maps = [self.program.read(("grown", b.site)) is not None for b in boxes]
+        names = sorted({k for b in boxes for k in self.program.box_keys(b)
+                        if isinstance(k, str)})
+        entries: list[tuple[object, Value]] = []
+        for name in names:
+            value = EMPTY
+            for box, is_open in zip(boxes, open_maps):
+                if not is_open and name not in self.program.box_keys(box):
+                    continue  # known keys without this one
+                value = value.join(self.box_content(box, name))
+                if not is_open and self.program.holds_key(box, name):
+                    break  # certainly here: later maps are not read for it
+            entries.append((name, value))
+        if any(open_maps):  # other keys too, from the open maps
+            entries.append((None, join_all(self.contents(Value.of(b)) for b, is_open
+                                           in zip(boxes, open_maps) if is_open)))
+        made = self.filled_box("dict", node, entries)
+        certain = {name for name in names if any(
+            self.program.holds_key(b, name) for b in boxes)}
+        for box in made:
+            self.program.literal_keys.setdefault(box.site, set()).update(certain)
+        return made
 
     def bound_partial(self, args: tuple[Value, ...], kwargs: dict[str, Value],
                       node: cst.Call) -> Value:
