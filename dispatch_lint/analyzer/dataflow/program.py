@@ -136,6 +136,9 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 if not name.startswith("dispatch_lint"):
                     self.modules.setdefault(name, info.index)
         self.funcs: dict[int, FuncInfo] = {}
+        #: the nodes of each function's body, and of each module's top level (see
+        #: statements_of): where the value a finding started from was written
+        self._statements: dict[object, frozenset[int]] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.heap: dict[tuple[object, ...], Value] = {}
         #: the modules each module star-imports, in the order of its imports: a star import
@@ -988,6 +991,41 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                      if id(e) not in local_ids or any(a in reached for a in e[0])), {
             slot: held for slot, held in written.items() if not own(slot) or slot[1] in reached}
 
+    def decided_outside(self, hit: Hit, callers: Sequence[tuple[object, ...]]) -> bool:
+        """Whether what a hit about tensors born in a callee started from (the device string
+        or device its trace begins with) was written in one of the ``callers`` frames or at
+        a module's top level (a settings table): the caller's value decided the finding,
+        which is reported where the callers passed it, not where the tensor was made."""
+        steps = hit.trace.steps() if hit.trace is not None else []
+        origin = steps[0].anchor if steps else None
+        if origin is None:
+            return False
+        if id(origin) in self.statements_of(("module", steps[0].file)):
+            return True
+        return any(id(origin) in self.statements_of(frame[0]) for frame in callers)
+
+    def statements_of(self, key: object) -> frozenset[int]:
+        """The ids of the nodes of function ``key``'s body (``("module", file)``: of the
+        file's top level, outside its functions), computed once."""
+        known = self._statements.get(key)
+        if known is not None:
+            return known
+        module = isinstance(key, tuple) and key[:1] == ("module",)
+        root: cst.CSTNode | None = None
+        if module:
+            root = self.files[key[1]].parsed()  # type: ignore[index]
+        elif (func := self.funcs.get(key)) is not None:  # type: ignore[arg-type]
+            root = func.node.body
+        found: set[int] = set()
+        pending = [root] if root is not None else []
+        while pending:
+            node = pending.pop()
+            found.add(id(node))
+            pending.extend(child for child in node.children if not (
+                module and isinstance(child, (cst.FunctionDef, cst.Lambda))))
+        known = self._statements[key] = frozenset(found)
+        return known
+
     def judge(self, event: Event, fresh: set[object] | None, defer: bool = False,
               born: dict[object, object] | None = None, at_via: object = None
               ) -> tuple[bool, bool]:
@@ -1018,9 +1056,14 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
             if None not in owners and len(owners) == 1:
                 owner = owners.pop()
                 # the function that made them, else (made by a helper it called, the tensor
-                # returned to it) the callee whose call this is: they were born under it
-                frames = [f for f in event.frames if f[0] == owner] or list(event.frames[-2:-1])
-                if frames:
+                # returned to it) the callee whose call this is: they were born under it,
+                # unless what decided their device came in through that call (the caller's
+                # device string or config): then further out, where that value came from
+                at = next((i for i, f in enumerate(event.frames) if f[0] == owner), None)
+                frames = [event.frames[at]] if at is not None else list(event.frames[-2:-1])
+                if at is None:
+                    at = len(event.frames) - 2
+                if frames and not self.decided_outside(hit, event.frames[at + 1:]):
                     file, node = frames[0][1], frames[0][2]
             found = True
             key = (hit.rule, file, id(node))
