@@ -199,7 +199,10 @@ class ClassModel:
         one node share one slot set, whatever call made them, so that a class instantiated
         everywhere does not multiply the summaries (see :meth:`shared_instance`)."""
         sites = self.instance_sites.setdefault(cls, set())
-        site = Site(run.file, id(node), run.site_owner)
+        # each item of an unrolled loop makes an instance of its own, as it makes a container
+        # (`probe = Probe(device_for(stage))` for each stage: its fields are that stage's)
+        site = self.bounded(Site(run.file, id(node), run.site_owner,
+                                 tuple(-1 - i for i in run.iteration)))
         if site not in sites and len(sites) >= MAX_INSTANCE_SITES:
             return self.shared_instance(cls, site, run)
         sites.add(site)
