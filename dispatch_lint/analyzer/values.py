@@ -896,6 +896,13 @@ def reads_only(projections: tuple[object, ...]) -> bool:
                for p in projections)
 
 
+def none_pass(value: Value, narrowed: Value) -> bool:
+    """Whether ``value`` holds only tensors and devices, and none of them is in ``narrowed``
+    (what a test let through): no value it may be passes the test."""
+    return bool(value) and all(isinstance(a, (Ten, Dev)) for a in value) and not any(
+        isinstance(a, (Ten, Dev)) for a in narrowed)
+
+
 def narrow_tuple_item(value: Value, index: int, capture: bool) -> Value:
     """``value`` where a capture test of its item ``index`` (``is_capture(pair[1])``) found it
     a capture tensor (``capture``) or none: each tuple with that item narrowed, those whose
@@ -907,8 +914,7 @@ def narrow_tuple_item(value: Value, index: int, capture: bool) -> Value:
         if isinstance(atom, Tup) and -len(atom.items) <= index < len(atom.items):
             item = atom.items[index]
             narrowed = narrowing(item)
-            if item and all(isinstance(a, (Ten, Dev)) for a in item) and not any(
-                    isinstance(a, (Ten, Dev)) for a in narrowed):
+            if none_pass(item, narrowed):
                 continue  # no tensor it holds there passes: not on this path
             items = list(atom.items)
             items[index] = narrowed

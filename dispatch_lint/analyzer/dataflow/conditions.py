@@ -50,6 +50,7 @@ from dispatch_lint.analyzer.values import (
     narrow_not_capture,
     narrow_tensor_class,
     narrow_tuple_item,
+    none_pass,
     reads_only,
 )
 
@@ -951,6 +952,5 @@ def _refute_if_none_pass(state: State, value: Value, narrowed: Value) -> None:
     """Every tensor or device ``value`` may be fails the test that narrowed it to
     ``narrowed``: the branch is not taken (also as one side of ``and``, where the test's own
     truth is not known: `if lr > 0 and dev.is_autodiff:` with `dev` a NumPy device)."""
-    if value and all(isinstance(a, (Ten, Dev)) for a in value) and not any(
-            isinstance(a, (Ten, Dev)) for a in narrowed):
+    if none_pass(value, narrowed):
         state.assumed = state.assumed | {EMPTY}

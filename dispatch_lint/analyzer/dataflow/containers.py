@@ -637,16 +637,13 @@ class Containers:
                     return None
                 merged[key] = value
                 continue
-            source = next(iter(value)) if len(value) == 1 else None
-            if not (isinstance(source, Box) and source.kind == "dict"):
+            if len(value) != 1 or not self.keys_known(value):
                 return None
-            if not self.program.box_keys(source) and not self.program.read(
-                    ("grown", source.site)):
-                continue  # `**{}`: nothing
+            source: Box = next(iter(value))  # type: ignore[assignment]
+            if source.kind != "dict":
+                return None
             keys = self.program.key_order(source) or self.program.known_keys(source)
-            if keys is None:
-                return None
-            for name in keys:
+            for name in keys or ():  # `**{}`: none
                 held = self.box_content(source, name)
                 if held:  # a key another path wrote is not there on this one
                     merged[name] = held

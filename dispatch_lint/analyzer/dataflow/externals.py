@@ -252,10 +252,10 @@ class ExternalCalls:
             made = self.filled_box("ns", node, sorted(kwargs.items()))
             for box in made:
                 self.program.literal_keys.setdefault(box.site, set()).update(kwargs)
-                if id(node) in self.open_keywords:
-                    # `Namespace(**vars(base))` of a mapping whose keys are not known: it
-                    # has other attributes too, of values not known
-                    self.store_item(made, None, Value.of(UNKNOWN))
+            if id(node) in self.open_keywords:
+                # `Namespace(**vars(base))` of a mapping whose keys are not known: it has
+                # other attributes too, of values not known
+                self.store_item(made, None, Value.of(UNKNOWN))
             return made
         if qualname == "dataclasses.replace" and args:
             return self.replaced_instance(args[0], kwargs, node)
@@ -695,13 +695,9 @@ class ExternalCalls:
         if found is None or not found[0][1].startswith("[in "):
             return None
         guard, narrow = found
-        container = guard[1][4:-1]
-        held = EMPTY
-        for atom in predicate:
-            captured = dict(atom.captured) if isinstance(atom, Closure) else {}
-            if container not in captured:
-                return None
-            held = held.join(captured[container])
+        held = _closed_over(predicate, guard[1][4:-1])
+        if held is None:
+            return None
         kept = []
         for key in keys:
             passes = self.key_passes(held, next(iter(key)), narrow) if len(key) == 1 else None
@@ -716,12 +712,9 @@ class ExternalCalls:
         """The keys ``filter(lambda n: is_real(outputs[n]), names)`` keeps: a constant key
         under which every tensor the closed-over container may hold fails the test goes
         (the others stay, and what the container holds under them is found as it is)."""
-        held = EMPTY
-        for atom in predicate:
-            captured = dict(atom.captured) if isinstance(atom, Closure) else {}
-            if container not in captured:
-                return elements  # a global or a name of the predicate's own
-            held = held.join(captured[container])
+        held = _closed_over(predicate, container)
+        if held is None:
+            return elements  # a global or a name of the predicate's own
         out = EMPTY
         for atom, trace in elements.items():
             if self.key_passes(held, atom, narrow) is not False:
@@ -776,3 +769,16 @@ def _option_dest(args: tuple[Value, ...], kwargs: dict[str, Value]) -> str | Non
         return None
     long = [f for f in flags if f.startswith("--")]
     return (long or flags)[0].lstrip("-").replace("-", "_") or None
+
+
+def _closed_over(predicate: Value, name: str) -> Value | None:
+    """What the closures ``predicate`` may be hold under the free name ``name`` (a
+    container a ``filter`` predicate tests the items of); None when one does not close
+    over it (a global, or a name of its own)."""
+    held = EMPTY
+    for atom in predicate:
+        captured = dict(atom.captured) if isinstance(atom, Closure) else {}
+        if name not in captured:
+            return None
+        held = held.join(captured[name])
+    return held

@@ -1059,12 +1059,10 @@ class Program(FunctionDefinitions, ClassModel, CallModel, UserModel, TraceModel)
                 # returned to it) the callee whose call this is: they were born under it,
                 # unless what decided their device came in through that call (the caller's
                 # device string or config): then further out, where that value came from
-                at = next((i for i, f in enumerate(event.frames) if f[0] == owner), None)
-                frames = [event.frames[at]] if at is not None else list(event.frames[-2:-1])
-                if at is None:
-                    at = len(event.frames) - 2
-                if frames and not self.decided_outside(hit, event.frames[at + 1:]):
-                    file, node = frames[0][1], frames[0][2]
+                at = next((i for i, f in enumerate(event.frames) if f[0] == owner),
+                          len(event.frames) - 2)
+                if at >= 0 and not self.decided_outside(hit, event.frames[at + 1:]):
+                    file, node = event.frames[at][1], event.frames[at][2]
             found = True
             key = (hit.rule, file, id(node))
             findings = self.unit_stack[-1].findings
