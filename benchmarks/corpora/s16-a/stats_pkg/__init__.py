@@ -1,0 +1,1 @@
+"""Running loss metrics for training and for an exported evaluation graph."""

@@ -1,0 +1,1 @@
+"""Export a scorer through graph passes registered from several modules."""

@@ -1,0 +1,1 @@
+"""Pluggable losses for a regression trainer, registered by name with a decorator."""

@@ -1,0 +1,1 @@
+"""Scoring heads registered by name and blended into one ensemble score."""

@@ -1,0 +1,1 @@
+"""A regression model trained eagerly, then traced through module-level session state."""
