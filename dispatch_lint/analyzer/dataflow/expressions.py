@@ -6,9 +6,11 @@ operands' device; formatting with a spec reads a tensor's data (DL003).
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -392,7 +394,7 @@ class Expressions:
         if op == "+" and (text := self.concatenated(left, right, node)) is not None:
             return text
         if isinstance(node, cst.BinaryOperation):
-            counted = _integer_arithmetic(_literal_or(node.left, self.constants(left)),
+            counted = _number_arithmetic(_literal_or(node.left, self.constants(left)),
                                           _literal_or(node.right, self.constants(right)), op)
             if counted is not None:
                 return counted
@@ -548,11 +550,14 @@ def _may_be_tensor(operand: cst.CSTNode | None, value: Value) -> bool:
     return not isinstance(operand, (cst.Integer, cst.Float, cst.Imaginary))
 
 
-#: Integer operations on known counts and indices (``len(items) - 1``, ``step + 1``)
-_INTEGER_OPS: dict[str, Callable[[int, int], int]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul,
-    "//": operator.floordiv, "%": operator.mod,
+#: Arithmetic on known numbers: counts and indices (``len(items) - 1``, ``step + 1``) and
+#: the floats of a configuration (``1 - cfg["ema"]``)
+_NUMBER_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
 }
+#: The largest exponent worked out (``2 ** n`` of a big ``n`` is left unknown, not computed)
+_MAX_EXPONENT = 64
 
 
 def _literal_or(operand: cst.BaseExpression, value: Value) -> Value:
@@ -561,14 +566,25 @@ def _literal_or(operand: cst.BaseExpression, value: Value) -> Value:
     return Value.of(Const(literal)) if literal is not None else value
 
 
-def _integer_arithmetic(left: Value, right: Value, op: str) -> Value | None:
-    """``a op b`` of two known small integers (flags are Const too: never a bool), else None."""
-    func = _INTEGER_OPS.get(op)
+def _number_arithmetic(left: Value, right: Value, op: str) -> Value | None:
+    """``a op b`` of two known numbers (flags are Const too: never a bool), else None. An
+    integer result is kept up to ``_MAX_COUNT`` (a loop's counter stays bounded), a float
+    one when it is finite; a loop that changes a number each round joins two of them, which
+    is no longer one known number, so the rounds end."""
+    func = _NUMBER_OPS.get(op)
     if func is None or len(left) != 1 or len(right) != 1:
         return None
     a, b = next(iter(left)), next(iter(right))
-    if not (isinstance(a, Const) and isinstance(b, Const) and type(a.value) is int
-            and type(b.value) is int) or (op in ("//", "%") and b.value == 0):
+    if not (isinstance(a, Const) and isinstance(b, Const)
+            and type(a.value) in (int, float) and type(b.value) in (int, float)):
         return None
-    result = func(a.value, b.value)
-    return Value.of(Const(result)) if abs(result) <= _MAX_COUNT else None
+    if op == "**" and not (type(b.value) is int and abs(b.value) <= _MAX_EXPONENT
+                           and abs(a.value) <= _MAX_COUNT):
+        return None
+    try:
+        result = func(a.value, b.value)
+    except (ArithmeticError, ValueError):  # 1 / 0, 0.0 ** -1, a float too large
+        return None
+    if type(result) is int:
+        return Value.of(Const(result)) if abs(result) <= _MAX_COUNT else None
+    return Value.of(Const(result)) if type(result) is float and math.isfinite(result) else None
