@@ -498,9 +498,13 @@ def project(run: Caller, value: Value, proj: object, node: cst.CSTNode) -> Value
                         and a.kind != "real" else run.project_sym(a, t, proj)
                         if isinstance(a, Sym) else Value.of(UNKNOWN)
                         for a, t in value.items()) or Value.of(UNKNOWN)
-    if proj == ONLY_CAPTURE:  # a branch a capture test took
-        return narrow_capture(value) or Value.of(UNKNOWN)
-    if isinstance(proj, tuple) and proj[0] == "only":  # a branch on `.is_autodiff`
+    if proj == ONLY_CAPTURE or isinstance(proj, tuple) and proj[0] == "only":
+        # A branch a capture test (or one on `.is_autodiff`) took: nothing, when every value
+        # the caller passes certainly fails the test (the path is not taken at this call).
+        if value and all(_certainly_fails(atom, proj) for atom in value):
+            return EMPTY
+        if proj == ONLY_CAPTURE:
+            return narrow_capture(value) or Value.of(UNKNOWN)
         return run.only_autodiff(value, proj[1] == "autodiff")
     if isinstance(proj, tuple) and proj[0] == "tuple item":  # a branch on is_capture(p[i])
         return narrow_tuple_item(value, proj[1], proj[2])
