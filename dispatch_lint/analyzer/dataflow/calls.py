@@ -121,6 +121,8 @@ class Calls:
 
     def call_attribute(self, receiver: Value, name: str, args: tuple[Value, ...],
                        kwargs: dict[str, Value], node: cst.Call) -> Value:
+        if name == "__class__":  # `self.__class__(...)`: a new instance of the same class
+            return self.call_value(self.class_of(receiver, node), args, kwargs, node)
         if name in _STRING_METHODS:
             known = self.string_method(receiver, name, args, kwargs, node)
             if known is not None:

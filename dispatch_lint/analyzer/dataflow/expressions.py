@@ -167,12 +167,27 @@ class Expressions:
             self.note_outside(out)  # a field of an object from before the trace
         return out or Value.of(UNKNOWN)
 
+    def class_of(self, value: Value, node: cst.CSTNode) -> Value:
+        """``type(obj)`` (or ``obj.__class__``): the class of each object of the checked tree
+        ``value`` may be (the receiver's, in this calling context, for a method's ``self``);
+        anything else is a class the analysis does not follow."""
+        out = EMPTY
+        for atom, trace in value.items():
+            objects = self.objects_of(atom, node) if isinstance(atom, Sym) else Value.of(atom)
+            classes = join_all(Value.of(Cls(a.cls), trace) for a in objects
+                               if isinstance(a, Inst))
+            out = out.join(classes if classes and len(classes) == len(objects)
+                           else classes.join(Value.of(UNKNOWN)))
+        return out or Value.of(UNKNOWN)
+
     def attribute_of(self, atom: object, trace: Trace | None, name: str,
                      node: cst.CSTNode) -> Value:
         if name == "__name__":  # registries key functions and classes by their names
             known = self.program.name_of(atom)
             if known is not None:
                 return Value.of(Str(known))
+        if name == "__class__" and isinstance(atom, (Inst, Sym)):
+            return self.class_of(Value.of(atom, trace), node)
         if isinstance(atom, Ref):
             if isinstance(atom.key, tuple) and atom.key[0] == "super":
                 return self.program.super_attribute(atom, name)

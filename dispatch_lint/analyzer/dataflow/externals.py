@@ -211,6 +211,8 @@ class ExternalCalls:
                 return self.isinstance_value(args[0], args[1])
             if name == "super":
                 return self.program.super_value(self)
+            if name == "type" and len(args) == 1 and not kwargs:
+                return self.class_of(args[0], node)  # `type(self)(...)`: a new instance
             if name == "dict":
                 return self.dict_call(args, kwargs, node)
             return Value.of(UNKNOWN)
