@@ -529,29 +529,43 @@ class Containers:
 
     def expr_Tuple(self, node: cst.Tuple, state: State) -> Value:
         if any(type(e) is cst.StarredElement for e in node.elements):
-            return self.container("list", node, [e.value for e in node.elements], state)
-        items = tuple(self.eval(e.value, state) for e in node.elements)
+            keyed = self.unpacked_elements(node.elements, state)
+            if any(key is None for key, _ in keyed):
+                return self.filled_box("list", node, keyed)
+            items = tuple(value for _, value in keyed)  # `(*BACKENDS, "export")`
+        else:
+            items = tuple(self.eval(e.value, state) for e in node.elements)
         if tuple_depth(items) > MAX_TUPLE_DEPTH:
             return Value.of(UNKNOWN)
         return Value.of(Tup(items), TUPLE_MADE)
 
     def expr_List(self, node: cst.List, state: State) -> Value:
-        return self.container("list", node, [e.value for e in node.elements], state)
+        return self.filled_box("list", node, self.unpacked_elements(node.elements, state))
 
     def expr_Set(self, node: cst.Set, state: State) -> Value:
-        return self.container("set", node, [e.value for e in node.elements], state)
+        return self.filled_box("set", node, self.unpacked_elements(node.elements, state))
 
-    def container(self, kind: str, node: cst.CSTNode, items: Sequence[cst.BaseExpression],
-                  state: State) -> Value:
+    def unpacked_elements(self, elements: Sequence[cst.BaseElement], state: State
+                          ) -> list[tuple[object, Value]]:
+        """The values of a display's elements under their indices, a starred element's
+        items each at its own when the items are known (`[*BACKENDS, "export"]`); from a
+        starred element of unknown length on, under no index."""
         keyed: list[tuple[object, Value]] = []
-        for index, item in enumerate(items):
-            value = self.eval(item, state)
-            if isinstance(node, (cst.List, cst.Set, cst.Tuple)) and isinstance(
-                    node.elements[index], cst.StarredElement):
-                keyed.append((None, self.elements(value)))
-            else:
+        index: int | None = 0
+        for element in elements:
+            value = self.eval(element.value, state)
+            if not isinstance(element, cst.StarredElement):
                 keyed.append((index, value))
-        return self.filled_box(kind, node, keyed)
+                index = None if index is None else index + 1
+                continue
+            known = self.known_items(value) if index is not None else None
+            if known is None:
+                keyed.append((None, self.elements(value)))
+                index = None
+                continue
+            keyed += ((index + offset, item) for offset, item in enumerate(known))
+            index += len(known)
+        return keyed
 
     def filled_box(self, kind: str, node: cst.CSTNode, keyed: Sequence[tuple[object, Value]]
                    ) -> Value:

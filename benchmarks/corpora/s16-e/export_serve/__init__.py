@@ -1,0 +1,1 @@
+"""Export a two-layer scorer and serve the exported program on Numba."""

@@ -1,0 +1,1 @@
+"""A small regression training pipeline: config, trainer, callbacks."""

@@ -1,0 +1,1 @@
+"""Route tensors made for each pipeline stage onto the serving device."""
